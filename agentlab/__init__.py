@@ -1,0 +1,54 @@
+"""agentlab: exam-prep course material for the agentic loop on Anthropic's Messages API.
+
+Learners run real ``anthropic`` SDK code against a deterministic fake of the API::
+
+    import agentlab
+    client = agentlab.fake_client("weather")      # a real anthropic.Anthropic on the fake
+    agentlab.journal(client)                      # every request and reply, as a transcript
+
+Heavy modules (the SDK, the fake) load on first use, so ``import agentlab`` stays light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from .errors import RunawayLoop
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RunawayLoop",
+    "Scenario",
+    "client",
+    "cost_usd",
+    "fake_async_client",
+    "fake_client",
+    "journal",
+    "live_mode",
+    "scenarios",
+]
+
+_LAZY = {
+    "fake_client": "agentlab._client",
+    "fake_async_client": "agentlab._client",
+    "client": "agentlab._client",
+    "journal": "agentlab._client",
+    "live_mode": "agentlab._client",
+    "scenarios": "agentlab.fake._catalogue",
+    "Scenario": "agentlab.fake._scenario",
+    "cost_usd": "agentlab.fake._models",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'agentlab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

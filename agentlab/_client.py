@@ -1,0 +1,130 @@
+"""Making clients: the real ``anthropic`` SDK on the fake transport, or on the real API in live mode.
+
+Only the client construction differs from production code: ``fake_client`` returns a genuine
+``anthropic.Anthropic`` whose ``http_client`` is an ``httpx2.Client`` on a
+:class:`~agentlab.fake.FakeTransport` (the 2.x SDK is built on httpx2, reference 0.3).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import anthropic
+
+    from .fake._api import FakeAPI
+    from .fake._journal import Journal
+    from .fake._scenario import Scenario
+
+__all__ = ["fake_client", "fake_async_client", "client", "journal", "fake_api", "live_mode", "resolve_scenario"]
+
+FAKE_API_KEY = "sk-ant-fake-agentlab"
+"""The key fake clients send; the fake only checks that one is present (reference rule 2)."""
+
+_APIS: "weakref.WeakKeyDictionary[Any, FakeAPI]" = weakref.WeakKeyDictionary()
+
+
+def resolve_scenario(scenario: "str | Scenario") -> "Scenario":
+    """A built-in scenario by name, or the given :class:`Scenario` itself.
+
+    Raises:
+        KeyError: for an unknown name (the message lists the built-in names).
+        TypeError: for anything that is neither a name nor a Scenario.
+    """
+    from .fake._catalogue import get_scenario
+    from .fake._scenario import Scenario
+
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, str):
+        return get_scenario(scenario)
+    raise TypeError(f"scenario must be a name or a Scenario, not {type(scenario).__name__}")
+
+
+def _make(scenario: "str | Scenario", *, is_async: bool, max_retries: int, runaway_after: int | None,
+          kwargs: dict[str, Any]) -> Any:
+    import anthropic
+    import httpx2
+
+    from .fake._api import FakeAPI
+    from .fake._transport import FakeTransport
+
+    api = FakeAPI(resolve_scenario(scenario), runaway_after=runaway_after)
+    transport = FakeTransport(api)
+    if is_async:
+        made: Any = anthropic.AsyncAnthropic(api_key=FAKE_API_KEY, max_retries=max_retries,
+                                             http_client=httpx2.AsyncClient(transport=transport), **kwargs)
+    else:
+        made = anthropic.Anthropic(api_key=FAKE_API_KEY, max_retries=max_retries,
+                                   http_client=httpx2.Client(transport=transport), **kwargs)
+    _APIS[made] = api
+    return made
+
+
+def fake_client(scenario: "str | Scenario" = "weather", *, max_retries: int = 2,
+                runaway_after: int | None = None, **kwargs: Any) -> "anthropic.Anthropic":
+    """An ``anthropic.Anthropic`` whose requests go to the fake, on one scenario run.
+
+    Args:
+        scenario: a built-in scenario name (see :func:`agentlab.scenarios`) or a ``Scenario``.
+        max_retries: the SDK's own retry count (default 2, as the SDK's; injected faults carry
+            ``retry-after-ms: 1`` so retries wait 1 ms). Pass 0 to see every fault raised.
+        runaway_after: requests allowed past what the scenario needs before
+            :class:`agentlab.RunawayLoop` (default: the scenario's).
+        **kwargs: passed to ``anthropic.Anthropic`` (e.g. ``default_headers``).
+
+    Returns:
+        A real ``anthropic.Anthropic``. Each call starts a fresh run: new ids, empty journal.
+
+    Raises:
+        KeyError: unknown scenario name.
+    """
+    return _make(scenario, is_async=False, max_retries=max_retries, runaway_after=runaway_after, kwargs=kwargs)
+
+
+def fake_async_client(scenario: "str | Scenario" = "weather", *, max_retries: int = 2,
+                      runaway_after: int | None = None, **kwargs: Any) -> "anthropic.AsyncAnthropic":
+    """Like :func:`fake_client`, for ``anthropic.AsyncAnthropic``."""
+    return _make(scenario, is_async=True, max_retries=max_retries, runaway_after=runaway_after, kwargs=kwargs)
+
+
+def live_mode() -> bool:
+    """True when ``AGENTLAB_LIVE=1`` and ``ANTHROPIC_API_KEY`` is set (the key is never read here)."""
+    return os.environ.get("AGENTLAB_LIVE") == "1" and bool(os.environ.get("ANTHROPIC_API_KEY"))
+
+
+def client(scenario: "str | Scenario" = "weather", **kwargs: Any) -> "anthropic.Anthropic":
+    """The fake client on ``scenario``, or, in live mode, the real ``anthropic.Anthropic()``.
+
+    Live mode (self-study only) needs ``AGENTLAB_LIVE=1`` and ``ANTHROPIC_API_KEY``; the SDK
+    reads the key from the environment itself, and agentlab never prints or stores it. In live
+    mode ``scenario`` is ignored and outputs vary: nbval verifies the notebooks on the fake.
+    """
+    if live_mode():
+        import anthropic
+
+        return anthropic.Anthropic(**kwargs)
+    return fake_client(scenario, **kwargs)
+
+
+def fake_api(client: Any) -> "FakeAPI":
+    """The :class:`~agentlab.fake.FakeAPI` behind a client made by :func:`fake_client`.
+
+    Raises:
+        ValueError: when ``client`` was not made by agentlab (e.g. a live client).
+    """
+    try:
+        return _APIS[client]
+    except (KeyError, TypeError):
+        raise ValueError("this client was not made by agentlab.fake_client(); it has no journal") from None
+
+
+def journal(client: Any) -> "Journal":
+    """The journal of every request a fake client made (see :class:`~agentlab.fake.Journal`).
+
+    Raises:
+        ValueError: when ``client`` was not made by agentlab.
+    """
+    return fake_api(client).journal

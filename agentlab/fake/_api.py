@@ -1,0 +1,207 @@
+"""The fake Messages API: a ``Request -> Response`` function with the state of one scenario run.
+
+Flow for each request (DESIGN.md): route and parse (rules 1-3, 32) -> expand a thread
+continuation -> validate (the rule table, ``_rules``) -> the scenario decides the reply ->
+the simulated model shapes it (``_model``) -> JSON or SSE. Every exchange goes in the journal.
+Errors are answered the way the API answers them, as a Response with the API's error body and
+a ``request-id`` header, never as an exception, so the SDK raises its own classes
+(``BadRequestError``...). The one exception is :class:`agentlab.RunawayLoop`, raised on purpose.
+
+Retries: injected 429/500/529 faults carry ``retry-after-ms: 1``, so the SDK's own retries
+(3 attempts by default) wait 1 ms each and nothing sleeps longer. Clients that should not retry
+can be made with ``max_retries=0``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import httpx2
+
+from ..errors import RunawayLoop
+from ._context import ApiError, RequestContext
+from ._ids import IdFactory
+from ._journal import Exchange, Journal
+from ._model import generate
+from ._replies import FAULT_TEXTS
+from ._rules import validate, validate_http
+from ._scenario import Scenario, Turn
+from ._sse import encode_events, error_event, message_events
+from ._thinking import ThinkingLedger
+from ._tokens import count_input_tokens
+
+__all__ = ["FakeAPI", "THREADS_BETA"]
+
+THREADS_BETA = "message-threads-2026-08-12"
+"""The beta the SDK's threads (and so its tool runner) use: ``thread: {"type": "create"}`` /
+``{"type": "continue", "previous_message_id": ...}``; the server holds the conversation."""
+
+
+def _as_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class FakeAPI:
+    """One run of a scenario: ids, thinking ledger, server-held threads and the journal.
+
+    Args:
+        scenario: what the simulated model says.
+        runaway_after: override of ``scenario.runaway_after`` (requests allowed past the
+            scenario's need before :class:`~agentlab.RunawayLoop` is raised).
+    """
+
+    def __init__(self, scenario: Scenario, *, runaway_after: int | None = None) -> None:
+        self.scenario = scenario
+        self.ids = IdFactory(scenario.name)
+        self.ledger = ThinkingLedger()
+        self.journal = Journal(scenario=scenario.name)
+        self.runaway_after = scenario.runaway_after if runaway_after is None else runaway_after
+        self._threads: dict[str, dict[str, Any]] = {}
+        self._fault_attempts: Counter[tuple[int, str]] = Counter()
+        self._seen: dict[str, int] = {}
+
+    @property
+    def request_limit(self) -> int:
+        """The most ``/v1/messages`` requests allowed before :class:`RunawayLoop`."""
+        return self.scenario.request_budget + self.runaway_after
+
+    # ---------------------------------------------------------------------------------------
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        """Answer one request (the transport calls this). Raises only :class:`RunawayLoop`."""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        attempt = int(headers.get("x-stainless-retry-count", "0") or 0)
+        endpoint, body, error = validate_http(request.url.path, request.method, headers, request.content)
+        stream = bool(isinstance(body, dict) and body.get("stream") is True)
+        exchange = Exchange(
+            index=len(self.journal), endpoint=endpoint or "unknown", request=body, messages=[],
+            stream=stream, status=200, request_id=self.ids.next("req"), attempt=attempt,
+        )
+        if endpoint == "messages":
+            exchange.step = len(self.journal.steps)
+        self.journal.exchanges.append(exchange)
+        if error is not None:
+            return self._error(exchange, error)
+        assert body is not None and endpoint is not None
+
+        full, error = self._expand_thread(body)
+        if error is not None:
+            return self._error(exchange, error)
+        exchange.messages = full.get("messages") if isinstance(full.get("messages"), list) else []
+        ctx = RequestContext(endpoint=endpoint, body=full, headers=headers,
+                             options=self.scenario.validation, ledger=self.ledger)
+        error = validate(ctx)
+        if error is not None:
+            return self._error(exchange, error)
+
+        if endpoint == "count_tokens":
+            exchange.response = {"input_tokens": ctx.input_tokens}
+            return self._json(exchange, exchange.response)
+
+        return self._create(exchange, ctx, full)
+
+    # ---------------------------------------------------------------------------------------
+    def _create(self, exchange: Exchange, ctx: RequestContext, full: dict[str, Any]) -> httpx2.Response:
+        steps = exchange.step + 1 if exchange.step is not None else 0
+        if steps > self.request_limit:
+            exchange.status, exchange.rule = 0, "runaway"
+            exchange.error = {"type": "runaway_loop", "message": "RunawayLoop raised"}
+            raise RunawayLoop(self.scenario.name, steps, self.request_limit,
+                              "Branch on stop_reason, append the assistant turn and the tool results, "
+                              "and keep a step cap as a safety net.")
+
+        messages = exchange.messages
+        key = _as_text({k: v for k, v in full.items() if k not in ("stream", "thread")})
+        exchange.repeat_of = self._seen.get(key)
+        self._seen.setdefault(key, exchange.step or 0)
+
+        turn = Turn(
+            messages=tuple(m for m in messages if isinstance(m, dict)),
+            index=sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant"),
+            model=full["model"], system=full.get("system"),
+            tools=tuple(t for t in full.get("tools") or [] if isinstance(t, dict)),
+            tool_choice=full.get("tool_choice"), max_tokens=full.get("max_tokens"),
+        )
+        exchange.turn = turn.index
+        reply = self.scenario.reply_for(turn)
+
+        fault = reply.fault
+        stream_fault = False
+        if fault is not None and (fault.kind == "http" or exchange.stream):
+            slot = (turn.index, fault.kind)
+            if self._fault_attempts[slot] < fault.times:
+                self._fault_attempts[slot] += 1
+                if fault.kind == "http":
+                    error_type, text = FAULT_TEXTS[fault.status]
+                    return self._error(exchange, ApiError(
+                        status=fault.status, error_type=error_type, message=text, rule="fault",
+                        headers={"retry-after-ms": "1", "x-should-retry": "true"}))
+                stream_fault = True
+
+        input_tokens = count_input_tokens(full)
+        generated = generate(reply, ctx, ids=self.ids, input_tokens=input_tokens)
+        message = generated.message
+        self.ledger.record(message["content"])
+        exchange.response = message
+        if isinstance(exchange.request.get("thread"), dict) and message["stop_reason"] != "refusal":
+            self._threads[message["id"]] = {
+                "system": full.get("system"), "tools": full.get("tools"),
+                "messages": [*messages, {"role": "assistant", "content": message["content"]}],
+            }
+
+        if not exchange.stream:
+            return self._json(exchange, message)
+        events = message_events(message, generated.partial_json)
+        if stream_fault:
+            events = events[: max(1, fault.after_events)] + [error_event()]
+            exchange.error = events[-1]["error"]
+        return httpx2.Response(
+            200, headers={"content-type": "text/event-stream", "request-id": exchange.request_id},
+            content=encode_events(events),
+        )
+
+    def _expand_thread(self, body: dict[str, Any]) -> tuple[dict[str, Any], ApiError | None]:
+        """The request as a whole conversation: a ``thread: continue`` gets the held history,
+        system and tools in front of what it sends."""
+        thread = body.get("thread")
+        if not isinstance(thread, dict) or thread.get("type") != "continue":
+            return body, None
+        previous = thread.get("previous_message_id")
+        held = self._threads.get(previous) if isinstance(previous, str) else None
+        if held is None:
+            return body, ApiError(status=404, error_type="not_found_error", rule="thread",
+                                  message=f"thread: no thread holds the message {previous!r}",
+                                  details={"error_code": "thread_not_found"},
+                                  headers={"x-should-retry": "false"})
+        for name in ("system", "tools"):
+            if name in body:
+                return body, ApiError(status=400, error_type="invalid_request_error", rule="thread",
+                                      message=f"{name}: cannot be set when continuing a thread; the thread keeps the {name} it was created with",
+                                      headers={"x-should-retry": "false"})
+        sent = body.get("messages")
+        if not isinstance(sent, list):
+            return body, None  # validation reports the type error
+        full = {k: v for k, v in body.items() if k != "messages"}
+        for name in ("system", "tools"):
+            if held[name] is not None:
+                full[name] = held[name]
+        full["messages"] = [*held["messages"], *sent]
+        return full, None
+
+    # ---------------------------------------------------------------------------------------
+    def _json(self, exchange: Exchange, payload: dict[str, Any]) -> httpx2.Response:
+        return httpx2.Response(200, json=payload, headers={"request-id": exchange.request_id})
+
+    def _error(self, exchange: Exchange, error: ApiError) -> httpx2.Response:
+        exchange.status, exchange.rule = error.status, error.rule
+        detail: dict[str, Any] = {"type": error.error_type, "message": error.message}
+        if error.details:
+            detail["details"] = error.details
+        exchange.error = detail
+        body = {"type": "error", "error": detail, "request_id": exchange.request_id}
+        headers = {"request-id": exchange.request_id}
+        if error.status < 500 and error.status != 429:
+            headers["x-should-retry"] = "false"
+        headers.update(error.headers)
+        return httpx2.Response(error.status, json=body, headers=headers)

@@ -1,0 +1,34 @@
+"""Deterministic ids: ``msg_``, ``toolu_``, ``srvtoolu_`` and ``req_`` from counters.
+
+Real ids are a prefix plus 24 characters (reference 1.4). The fake derives those 24 characters
+from a hash of (seed, kind, counter), so the same scenario run gives the same ids, byte for byte,
+and ids from different runs or scenarios do not collide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+__all__ = ["IdFactory"]
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+class IdFactory:
+    """Issues ids per kind from counters that start at zero for each seed."""
+
+    def __init__(self, seed: str) -> None:
+        self.seed = seed
+        self._counts: Counter[str] = Counter()
+
+    def next(self, prefix: str) -> str:
+        """Return the next id for ``prefix`` (``"msg"``, ``"toolu"``, ``"srvtoolu"``, ``"req"``)."""
+        n = self._counts[prefix]
+        self._counts[prefix] += 1
+        digest = int.from_bytes(hashlib.sha256(f"{self.seed}/{prefix}/{n}".encode()).digest()[:20], "big")
+        chars = []
+        for _ in range(22):
+            digest, rem = divmod(digest, 62)
+            chars.append(_ALPHABET[rem])
+        return f"{prefix}_01{''.join(chars)}"

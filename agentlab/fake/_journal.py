@@ -1,0 +1,260 @@
+"""The journal: every request the fake received and what it answered, in order.
+
+The grader and the notebooks read it to ask what a loop sent at step k. It renders itself as a
+turn-by-turn transcript: HTML in Jupyter (``_repr_html_``) and text everywhere else (``str``).
+
+Terms: an *exchange* is one HTTP request and its answer. A *step* is an exchange on
+``/v1/messages`` (``count_tokens`` calls are journaled but are not steps). Step numbers are
+0-based, like Python lists.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ._models import MODELS, cost_usd
+
+__all__ = ["Exchange", "Journal"]
+
+
+@dataclass
+class Exchange:
+    """One request and the fake's answer."""
+
+    index: int
+    """Position in the journal (0-based), count_tokens calls included."""
+    endpoint: str
+    """``"messages"``, ``"count_tokens"``, or ``"unknown"`` for a path the fake does not serve."""
+    request: dict[str, Any] | None
+    """The parsed body as sent (None if it was not valid JSON)."""
+    messages: list[Any]
+    """The whole conversation the request stands for (a thread continuation expanded)."""
+    stream: bool
+    """Whether the request asked for SSE."""
+    status: int
+    """HTTP status of the answer."""
+    request_id: str
+    """The ``request-id`` header sent back (``req_...``)."""
+    response: dict[str, Any] | None = None
+    """The Message JSON (for streams, the complete message the events add up to)."""
+    error: dict[str, Any] | None = None
+    """``{"type", "message"}`` of an error answer (HTTP error or mid-stream ``error`` event)."""
+    rule: str | None = None
+    """The validation rule id of a 4xx (reference section 7 numbering), ``"fault"``, or ``"runaway"``."""
+    turn: int | None = None
+    """How many assistant turns the conversation held (the scenario's reply index)."""
+    repeat_of: int | None = None
+    """Step number of an earlier step that sent exactly the same request, if any."""
+    step: int | None = None
+    """0-based step number (``/v1/messages`` exchanges only)."""
+    attempt: int = 0
+    """The SDK's ``x-stainless-retry-count`` (0 on a first attempt)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when a Message came back complete."""
+        return self.status == 200 and self.response is not None and self.error is None
+
+    @property
+    def stop_reason(self) -> str | None:
+        """The Message's ``stop_reason`` (None on errors)."""
+        return self.response.get("stop_reason") if self.response and self.error is None else None
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        """The Message's ``usage`` (empty on errors)."""
+        return dict(self.response.get("usage", {})) if self.response else {}
+
+    @property
+    def cost_usd(self) -> float:
+        """Price of this exchange in USD (0 for errors), from the model price table."""
+        if not self.response or self.response.get("model") not in MODELS:
+            return 0.0
+        return cost_usd(self.usage, self.response["model"])
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        """The response's content blocks (empty on errors)."""
+        return list(self.response.get("content", [])) if self.response else []
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index, "step": self.step, "endpoint": self.endpoint, "stream": self.stream,
+            "status": self.status, "request_id": self.request_id, "rule": self.rule, "turn": self.turn,
+            "repeat_of": self.repeat_of, "attempt": self.attempt, "request": self.request,
+            "messages": self.messages, "response": self.response, "error": self.error,
+            "cost_usd": self.cost_usd,
+        }
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _block_line(block: Any) -> str:
+    if not isinstance(block, dict):
+        return _short(block)
+    kind = block.get("type")
+    if kind == "text":
+        return f"text: {_short(block.get('text', ''))}"
+    if kind in ("tool_use", "server_tool_use"):
+        return f"{kind} {block.get('name')}({_short(block.get('input', {}), 60)}) id={block.get('id')}"
+    if kind == "tool_result":
+        flag = " is_error" if block.get("is_error") else ""
+        return f"tool_result for {block.get('tool_use_id')}{flag}: {_short(block.get('content', ''), 60)}"
+    if kind == "thinking":
+        return f"thinking: {_short(block.get('thinking', ''), 60)}"
+    return f"{kind}"
+
+
+def _content_lines(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [f"text: {_short(content)}"]
+    if isinstance(content, list):
+        return [_block_line(b) for b in content] or ["(empty)"]
+    return [_short(content)]
+
+
+@dataclass
+class Journal:
+    """Every exchange of one fake client, in order."""
+
+    scenario: str = ""
+    """Name of the scenario the client runs."""
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.exchanges)
+
+    def __iter__(self) -> Iterator[Exchange]:
+        return iter(self.exchanges)
+
+    def __getitem__(self, index: int) -> Exchange:
+        return self.exchanges[index]
+
+    def clear(self) -> None:
+        """Forget every exchange (the fake's ids and thread state are kept)."""
+        self.exchanges.clear()
+
+    @property
+    def steps(self) -> list[Exchange]:
+        """The ``/v1/messages`` exchanges, in order (``steps[k]`` is step k)."""
+        return [e for e in self.exchanges if e.endpoint == "messages"]
+
+    def step(self, k: int) -> Exchange:
+        """Step ``k`` (0-based; negative counts from the end).
+
+        Raises:
+            IndexError: with the number of steps, when there is no step ``k``.
+        """
+        steps = self.steps
+        try:
+            return steps[k]
+        except IndexError:
+            raise IndexError(f"no step {k}: the loop made {len(steps)} request(s) to /v1/messages") from None
+
+    def sent(self, k: int) -> list[Any]:
+        """The messages (whole conversation) the loop sent at step ``k``."""
+        return self.step(k).messages
+
+    @property
+    def stop_reasons(self) -> list[str | None]:
+        """``stop_reason`` of every step (None where the step got an error)."""
+        return [e.stop_reason for e in self.steps]
+
+    @property
+    def errors(self) -> list[Exchange]:
+        """Exchanges answered with an error (HTTP or mid-stream)."""
+        return [e for e in self.exchanges if e.error is not None]
+
+    @property
+    def repeats(self) -> list[Exchange]:
+        """Steps that re-sent a request identical to an earlier one (paying again for the same reply)."""
+        return [e for e in self.steps if e.repeat_of is not None]
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """Token totals over every step: input, output and both cache fields."""
+        keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        return {k: sum(int(e.usage.get(k) or 0) for e in self.steps) for k in keys}
+
+    @property
+    def cost_usd(self) -> float:
+        """Total price in USD of every step."""
+        return sum(e.cost_usd for e in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"scenario": self.scenario, "exchanges": [e.to_dict() for e in self.exchanges],
+                "usage": self.usage, "cost_usd": self.cost_usd}
+
+    # rendering ---------------------------------------------------------------------------
+
+    def _step_summary(self, e: Exchange) -> str:
+        head = f"step {e.step}" if e.step is not None else f"#{e.index} {e.endpoint}"
+        if e.error is not None:
+            rule = f" (rule {e.rule})" if e.rule and e.rule not in ("fault", "runaway") else ""
+            return f"{head}: HTTP {e.status} {e.error.get('type')}{rule}: {e.error.get('message')}"
+        if e.endpoint == "count_tokens":
+            return f"{head}: input_tokens={e.response.get('input_tokens') if e.response else None}"
+        u = e.usage
+        usage = (f"in={u.get('input_tokens')} out={u.get('output_tokens')} "
+                 f"cache_write={u.get('cache_creation_input_tokens')} cache_read={u.get('cache_read_input_tokens')}")
+        repeat = f" (same request as step {e.repeat_of})" if e.repeat_of is not None else ""
+        return f"{head}: stop_reason={e.stop_reason}  {usage}  ${e.cost_usd:.6f}{repeat}"
+
+    def to_text(self, *, show_messages: bool = True) -> str:
+        """The transcript as plain text: per step, what was sent (new messages) and what came back."""
+        lines = [f"Journal of scenario {self.scenario!r}: {len(self.steps)} step(s), "
+                 f"stop reasons {self.stop_reasons}, total ${self.cost_usd:.6f}"]
+        shown = 0
+        for e in self.exchanges:
+            lines.append(self._step_summary(e))
+            if show_messages and e.endpoint == "messages":
+                start = shown if shown <= len(e.messages) else 0
+                for i, m in enumerate(e.messages[start:], start):
+                    role = m.get("role") if isinstance(m, dict) else "?"
+                    content = m.get("content") if isinstance(m, dict) else m
+                    for line in _content_lines(content):
+                        lines.append(f"    sent messages.{i} {role}: {line}")
+                shown = len(e.messages)
+                for line in (_content_lines(e.content) if e.response and e.error is None else []):
+                    lines.append(f"    got  {line}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return f"Journal(scenario={self.scenario!r}, steps={len(self.steps)}, stop_reasons={self.stop_reasons})"
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        rows = []
+        shown = 0
+        for e in self.exchanges:
+            sent = ""
+            if e.endpoint == "messages":
+                start = shown if shown <= len(e.messages) else 0
+                items = []
+                for i, m in enumerate(e.messages[start:], start):
+                    role = m.get("role") if isinstance(m, dict) else "?"
+                    content = m.get("content") if isinstance(m, dict) else m
+                    body = "<br>".join(esc(line) for line in _content_lines(content))
+                    items.append(f"<div><code>messages.{i}</code> <b>{esc(str(role))}</b>: {body}</div>")
+                sent = "".join(items)
+                shown = len(e.messages)
+            got = "<br>".join(esc(line) for line in _content_lines(e.content)) if e.ok else ""
+            colour = "#b00020" if e.error is not None else "#1b5e20"
+            rows.append(
+                f"<tr><td style='vertical-align:top;color:{colour}'><b>{esc(self._step_summary(e))}</b></td></tr>"
+                f"<tr><td style='padding-left:1.5em'>{sent}{('<div><i>reply</i>: ' + got + '</div>') if got else ''}</td></tr>"
+            )
+        title = esc(f"Journal of scenario {self.scenario!r}: {len(self.steps)} step(s), total ${self.cost_usd:.6f}")
+        return f"<div><p><b>{title}</b></p><table style='text-align:left'>{''.join(rows)}</table></div>"

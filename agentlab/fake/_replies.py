@@ -1,0 +1,167 @@
+"""Scripted replies of the simulated model, and the small builders that make them.
+
+A :class:`Reply` is what the model "wants" to say at one point of a conversation: content blocks
+without ids (the fake assigns ``toolu_``/``srvtoolu_`` ids and thinking signatures when it issues
+the reply) and, optionally, an explicit stop reason. The request then shapes it the way the real
+API would (``max_tokens`` cuts, ``stop_sequences``, ``tool_choice``, thinking on or off): see
+``_model.py``. A reply may also carry a :class:`Fault`: an HTTP error (429, 500, 529) answered
+instead of the reply for the first ``times`` attempts at that point, or an ``error`` event in
+the middle of a stream.
+
+Builders::
+
+    text("It's sunny.")                                   # end_turn
+    tool_use("get_weather", {"city": "Austin"})           # tool_use
+    tool_use("get_weather", {"city": "Austin"}, text="Let me check.")   # text + tool_use
+    tool_uses(("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"}))  # parallel
+    thinking("The user wants...", tool_use(...))          # a thinking block first
+    server_tool_use("web_search", {"query": "..."})       # pause_turn with a server tool
+    refusal("I can't help with that.", category="cyber")  # refusal with stop_details
+    fault(529, times=2, then=text("..."))                 # HTTP 529 twice, then the reply
+    stream_error(then=text("..."), after_events=4)        # SSE error event mid-stream
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+__all__ = [
+    "Reply",
+    "Fault",
+    "text",
+    "tool_use",
+    "tool_uses",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "refusal",
+    "fault",
+    "stream_error",
+    "reply",
+    "FAULT_TEXTS",
+]
+
+FAULT_TEXTS: dict[int, tuple[str, str]] = {
+    429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+"""HTTP status -> (``error.type``, message) of injected faults (reference rule 34)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault:
+    """An injected failure at one point of a scenario.
+
+    ``kind="http"``: answer HTTP ``status`` instead of the reply for the first ``times`` attempts
+    at this point of the conversation (the SDK retries 429/5xx; each attempt is journaled).
+    ``kind="stream"``: for streaming requests, send ``after_events`` events of the reply and then
+    an ``error`` event (``overloaded_error``), for the first ``times`` attempts; the SDK raises
+    a generic ``APIStatusError`` with status 200 and does not retry (reference 4.2, rule 35).
+    Non-streaming requests at that point get the reply.
+    """
+
+    kind: Literal["http", "stream"]
+    status: int = 529
+    times: int = 1
+    after_events: int = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reply:
+    """One reply of the simulated model, before the request shapes it."""
+
+    content: tuple[dict[str, Any], ...] = ()
+    """Response blocks without ids or signatures (the fake adds them when it issues the reply)."""
+    stop_reason: str | None = None
+    """Explicit stop reason (``pause_turn``, ``refusal``, ``end_turn``...); None means derived:
+    ``tool_use`` when a client ``tool_use`` block is present, else ``end_turn``."""
+    stop_details: dict[str, Any] | None = None
+    """``stop_details`` for a refusal."""
+    fault: Fault | None = None
+    """A fault injected at this point, before the reply is given."""
+
+    def with_fault(self, fault: Fault) -> "Reply":
+        """This reply, preceded by ``fault``."""
+        return replace(self, fault=fault)
+
+
+def _text_block(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def reply(*blocks: dict[str, Any], stop_reason: str | None = None, stop_details: dict | None = None) -> Reply:
+    """A reply from raw response blocks (without ids), for shapes the other builders don't cover."""
+    return Reply(content=tuple(blocks), stop_reason=stop_reason, stop_details=stop_details)
+
+
+def text(value: str) -> Reply:
+    """A text-only reply (``end_turn``)."""
+    return Reply(content=(_text_block(value),))
+
+
+def tool_use(name: str, input: dict[str, Any] | None = None, *, text: str | None = None) -> Reply:
+    """One client tool call, optionally preceded by a text block (``stop_reason: tool_use``)."""
+    return tool_uses((name, input or {}), text=text)
+
+
+def tool_uses(*calls: tuple[str, dict[str, Any]], text: str | None = None) -> Reply:
+    """Several client tool calls in one assistant turn (parallel tool use)."""
+    blocks: list[dict[str, Any]] = [_text_block(text)] if text else []
+    blocks += [{"type": "tool_use", "name": name, "input": dict(args)} for name, args in calls]
+    return Reply(content=tuple(blocks))
+
+
+def thinking(thought: str, then: Reply) -> Reply:
+    """``then`` with a thinking block first. Thinking appears only when the request turns thinking on."""
+    return replace(then, content=({"type": "thinking", "thinking": thought}, *then.content))
+
+
+def redacted_thinking(then: Reply) -> Reply:
+    """``then`` with a ``redacted_thinking`` block first (opaque data issued by the fake)."""
+    return replace(then, content=({"type": "redacted_thinking"}, *then.content))
+
+
+def server_tool_use(
+    name: str = "web_search",
+    input: dict[str, Any] | None = None,
+    *,
+    text: str | None = None,
+    results: list[dict[str, Any]] | None = None,
+    paused: bool = True,
+) -> Reply:
+    """A server tool call. With ``paused`` (default) the turn ends in ``pause_turn`` with the
+    ``server_tool_use`` block last and no result (the server's own loop hit its limit); the loop
+    must send the assistant turn back unchanged. With ``results``, a ``web_search_tool_result``
+    block follows the call (``paused=False`` then gives a finished ``end_turn`` turn).
+    """
+    blocks: list[dict[str, Any]] = [_text_block(text)] if text else []
+    blocks.append({"type": "server_tool_use", "name": name, "input": dict(input or {})})
+    if results is not None:
+        blocks.append({"type": f"{name}_tool_result", "content": list(results)})
+    return Reply(content=tuple(blocks), stop_reason="pause_turn" if paused else None)
+
+
+def refusal(partial_text: str = "", *, category: str | None = "cyber", explanation: str | None = None) -> Reply:
+    """A refusal: partial (possibly empty) text, ``stop_reason: refusal`` and ``stop_details``
+    (reference section 2)."""
+    blocks = (_text_block(partial_text),) if partial_text else ()
+    return Reply(
+        content=blocks,
+        stop_reason="refusal",
+        stop_details={"type": "refusal", "category": category, "explanation": explanation},
+    )
+
+
+def fault(status: int, *, times: int = 1, then: Reply) -> Reply:
+    """``then``, preceded by HTTP ``status`` (429, 500 or 529) on the first ``times`` attempts."""
+    if status not in FAULT_TEXTS:
+        raise ValueError(f"fault status must be one of {sorted(FAULT_TEXTS)}, got {status}")
+    return then.with_fault(Fault(kind="http", status=status, times=times))
+
+
+def stream_error(*, then: Reply, times: int = 1, after_events: int = 3) -> Reply:
+    """``then``, but a streaming request gets an ``error`` event after ``after_events`` events
+    on the first ``times`` attempts."""
+    return then.with_fault(Fault(kind="stream", times=times, after_events=after_events))

@@ -1,0 +1,131 @@
+"""Deterministic token counting.
+
+The fake counts tokens with a fixed rule instead of a tokenizer, so every number is
+reproducible and easy to explain in a lesson:
+
+- text of any kind: ``ceil(characters / 4)`` (an empty string is 0);
+- each message: 4 tokens of framing; the request: 3;
+- ``system``: its text; each tool: ``ceil(len(canonical JSON) / 4)``; a request with tools adds
+  the 300-token tool-use system prompt (the real API adds a few hundred, reference 5);
+- ``tool_use`` / ``server_tool_use`` blocks: name plus canonical JSON of ``input`` plus 8;
+- ``tool_result``: its content plus 8; images and documents: a flat 400;
+- thinking blocks count only in the last assistant message: thinking from earlier, completed
+  turns is ignored by the API for context (reference 3.3).
+
+``count_tokens`` returns exactly the ``input_tokens`` the same request would report
+(reference rule 36), because both call :func:`count_input_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = [
+    "text_tokens",
+    "json_tokens",
+    "count_input_tokens",
+    "block_output_tokens",
+    "TOOL_USE_OVERHEAD",
+    "TOOLS_SYSTEM_PROMPT",
+    "MESSAGE_OVERHEAD",
+    "REQUEST_OVERHEAD",
+]
+
+MESSAGE_OVERHEAD = 4
+REQUEST_OVERHEAD = 3
+TOOLS_SYSTEM_PROMPT = 300
+TOOL_USE_OVERHEAD = 8
+_MEDIA = 400
+
+
+def text_tokens(text: str | None) -> int:
+    """Tokens in a string: ``ceil(len / 4)``."""
+    return math.ceil(len(text or "") / 4)
+
+
+def canonical_json(value: Any) -> str:
+    """The JSON text the fake counts and streams for a value (compact, keys in given order)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_tokens(value: Any) -> int:
+    """Tokens of the canonical JSON of ``value``."""
+    return text_tokens(canonical_json(value))
+
+
+def _content_tokens(content: Any, *, count_thinking: bool) -> int:
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return text_tokens(content)
+    if not isinstance(content, list):
+        return json_tokens(content)
+    return sum(_block_tokens(b, count_thinking=count_thinking) for b in content)
+
+
+def _block_tokens(block: Any, *, count_thinking: bool) -> int:
+    if not isinstance(block, dict):
+        return json_tokens(block)
+    kind = block.get("type")
+    if kind == "text":
+        return text_tokens(block.get("text"))
+    if kind in ("tool_use", "server_tool_use"):
+        return text_tokens(block.get("name")) + json_tokens(block.get("input", {})) + TOOL_USE_OVERHEAD
+    if kind == "tool_result":
+        return _content_tokens(block.get("content"), count_thinking=count_thinking) + TOOL_USE_OVERHEAD
+    if kind == "thinking":
+        return text_tokens(block.get("thinking")) if count_thinking else 0
+    if kind == "redacted_thinking":
+        return text_tokens(block.get("data")) if count_thinking else 0
+    if kind in ("image", "document"):
+        return _MEDIA
+    if kind == "search_result":
+        return text_tokens(block.get("title")) + _content_tokens(block.get("content"), count_thinking=count_thinking)
+    # server tool results and anything else: their JSON
+    return json_tokens({k: v for k, v in block.items() if k != "cache_control"})
+
+
+def system_tokens(system: Any) -> int:
+    """Tokens of the top-level ``system`` parameter (a string or a list of text blocks)."""
+    return _content_tokens(system, count_thinking=False)
+
+
+def tools_tokens(tools: Any) -> int:
+    """Tokens of the ``tools`` list, including the tool-use system prompt when non-empty."""
+    if not tools:
+        return 0
+    return TOOLS_SYSTEM_PROMPT + sum(json_tokens(t) for t in tools)
+
+
+def message_tokens(message: Any, *, count_thinking: bool) -> int:
+    """Tokens of one message, framing included."""
+    if not isinstance(message, dict):
+        return MESSAGE_OVERHEAD
+    return MESSAGE_OVERHEAD + _content_tokens(message.get("content"), count_thinking=count_thinking)
+
+
+def count_input_tokens(body: dict[str, Any]) -> int:
+    """Total input tokens of a request body (``system``, ``tools``, ``messages``), before caching.
+
+    Args:
+        body: the parsed request body of ``/v1/messages`` or ``/v1/messages/count_tokens``,
+            with the full conversation (thread continuations already expanded).
+
+    Returns:
+        The count in tokens.
+    """
+    messages = body.get("messages") or []
+    last_assistant = max(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"), default=-1
+    )
+    total = REQUEST_OVERHEAD + system_tokens(body.get("system")) + tools_tokens(body.get("tools"))
+    for i, message in enumerate(messages):
+        total += message_tokens(message, count_thinking=i == last_assistant)
+    return total
+
+
+def block_output_tokens(block: dict[str, Any]) -> int:
+    """Output tokens the fake model spends to generate ``block`` (a response content block)."""
+    return _block_tokens(block, count_thinking=True)
