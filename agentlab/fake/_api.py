@@ -30,7 +30,6 @@ from ._rules import validate, validate_http
 from ._scenario import Scenario, Turn
 from ._sse import encode_events, error_event, message_events
 from ._thinking import ThinkingLedger
-from ._tokens import count_input_tokens
 
 __all__ = ["FakeAPI", "THREADS_BETA"]
 
@@ -60,7 +59,8 @@ class FakeAPI:
         self.runaway_after = scenario.runaway_after if runaway_after is None else runaway_after
         self._threads: dict[str, dict[str, Any]] = {}
         self._fault_attempts: Counter[tuple[int, str]] = Counter()
-        self._seen: dict[str, int] = {}
+        self._seen: dict[bytes | str, int] = {}
+        self._steps = 0
 
     @property
     def request_limit(self) -> int:
@@ -79,7 +79,8 @@ class FakeAPI:
             stream=stream, status=200, request_id=self.ids.next("req"), attempt=attempt,
         )
         if endpoint == "messages":
-            exchange.step = len(self.journal.steps)
+            exchange.step = self._steps
+            self._steps += 1
         self.journal.exchanges.append(exchange)
         if error is not None:
             return self._error(exchange, error)
@@ -99,10 +100,10 @@ class FakeAPI:
             exchange.response = {"input_tokens": ctx.input_tokens}
             return self._json(exchange, exchange.response)
 
-        return self._create(exchange, ctx, full)
+        return self._create(exchange, ctx, full, request.content)
 
     # ---------------------------------------------------------------------------------------
-    def _create(self, exchange: Exchange, ctx: RequestContext, full: dict[str, Any]) -> httpx2.Response:
+    def _create(self, exchange: Exchange, ctx: RequestContext, full: dict[str, Any], raw: bytes) -> httpx2.Response:
         steps = exchange.step + 1 if exchange.step is not None else 0
         if steps > self.request_limit:
             exchange.status, exchange.rule = 0, "runaway"
@@ -112,7 +113,9 @@ class FakeAPI:
                               "and keep a step cap as a safety net.")
 
         messages = exchange.messages
-        key = _as_text({k: v for k, v in full.items() if k not in ("stream", "thread")})
+        # The SDK serialises the same request to the same bytes; a threaded request is compared
+        # as the whole conversation it stands for.
+        key = raw if "thread" not in full else _as_text({k: v for k, v in full.items() if k != "thread"})
         exchange.repeat_of = self._seen.get(key)
         self._seen.setdefault(key, exchange.step or 0)
 
@@ -139,8 +142,7 @@ class FakeAPI:
                         headers={"retry-after-ms": "1", "x-should-retry": "true"}))
                 stream_fault = True
 
-        input_tokens = count_input_tokens(full)
-        generated = generate(reply, ctx, ids=self.ids, input_tokens=input_tokens)
+        generated = generate(reply, ctx, ids=self.ids, input_tokens=ctx.input_tokens)
         message = generated.message
         self.ledger.record(message["content"])
         exchange.response = message

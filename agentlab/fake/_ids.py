@@ -26,9 +26,5 @@ class IdFactory:
         """Return the next id for ``prefix`` (``"msg"``, ``"toolu"``, ``"srvtoolu"``, ``"req"``)."""
         n = self._counts[prefix]
         self._counts[prefix] += 1
-        digest = int.from_bytes(hashlib.sha256(f"{self.seed}/{prefix}/{n}".encode()).digest()[:20], "big")
-        chars = []
-        for _ in range(22):
-            digest, rem = divmod(digest, 62)
-            chars.append(_ALPHABET[rem])
-        return f"{prefix}_01{''.join(chars)}"
+        digest = hashlib.sha256(f"{self.seed}/{prefix}/{n}".encode()).digest()
+        return f"{prefix}_01{''.join(_ALPHABET[byte % 62] for byte in digest[:22])}"

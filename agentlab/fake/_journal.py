@@ -138,10 +138,6 @@ class Journal:
     def __getitem__(self, index: int) -> Exchange:
         return self.exchanges[index]
 
-    def clear(self) -> None:
-        """Forget every exchange (the fake's ids and thread state are kept)."""
-        self.exchanges.clear()
-
     @property
     def steps(self) -> list[Exchange]:
         """The ``/v1/messages`` exchanges, in order (``steps[k]`` is step k)."""

@@ -40,11 +40,8 @@ __all__ = ["Generated", "generate", "example_input", "EMPTY_REPLY_OUTPUT_TOKENS"
 EMPTY_REPLY_OUTPUT_TOKENS = 3
 """Output tokens of an empty ``end_turn`` reply ("~2-3 output tokens", reference section 2)."""
 
-_SERVER_TOOL_TYPES = {
-    "web_search": "web_search",
-    "web_fetch": "web_fetch",
-    "code_execution": "code_execution",
-}
+DEFAULT_THOUGHT = "Let me work out what the user needs and which step comes next."
+"""The thinking the model does under ``thinking.type = "enabled"`` when the reply brings none."""
 
 
 @dataclass
@@ -118,6 +115,9 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
 
     if not _thinking_on(body) or forced:
         blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+    elif body["thinking"].get("type") == "enabled" and not any(b.get("type") == "thinking" for b in blocks):
+        # Manual thinking always thinks first (an assistant turn must start with a thinking block).
+        blocks.insert(0, {"type": "thinking", "thinking": DEFAULT_THOUGHT})
 
     # The model only calls tools the request defines.
     missing = [b["name"] for b in blocks if b.get("type") == "tool_use" and b.get("name") not in client_tools]
@@ -128,8 +128,7 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
             if not (b.get("type") in ("tool_use", "server_tool_use") and b.get("name") in missing)
             and not b.get("type", "").endswith("_tool_result")
         ]
-        if not any(b.get("type") == "text" for b in blocks):
-            blocks.append({"type": "text", "text": f"I can't do that without the {missing[0]} tool."})
+        blocks.append({"type": "text", "text": f"I can't do that without the {missing[0]} tool."})
         if stop_reason == "pause_turn":
             stop_reason = None
 

@@ -156,6 +156,9 @@ class Scenario:
             raise ValueError(f"scenario {self.name!r}: give `replies` or `policy`")
         if self.policy is not None and self.replies:
             raise ValueError(f"scenario {self.name!r}: give `replies` or `policy`, not both")
+        if self.policy is not None and self.needed_requests is None:
+            raise ValueError(f"scenario {self.name!r}: a policy scenario must say how many requests a correct "
+                             "loop needs (`needed_requests`), so the runaway guard knows when to stop a loop")
 
     @property
     def request_budget(self) -> int:

@@ -1,0 +1,1138 @@
+"""The fake's request validation: the reference's rule list as a table.
+
+Every rule of ``shared/reference/messages-api.md`` section 7 that rejects a request is one
+:class:`Rule` in :data:`RULES`: an id (the section-7 number, with a letter suffix for sub-cases),
+the HTTP status, ``error.type``, a message template, the evidence it comes from, and a small
+``check`` function that returns the template parameters of the first violation, or None.
+:func:`validate_http` runs the transport rules on the raw request, :func:`validate` runs the
+body rules on a parsed :class:`~agentlab.fake._context.RequestContext`; both stop at the first
+violation, in table order.
+
+Order (reference section 7: "transport/auth, top-level parameters, tools, messages, thinking,
+size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
+
+    http        1 ~ unknown path or method      404 not_found_error  "Not Found"
+                2 = missing/empty API key       401 authentication_error
+               32 ~ body above 32 MiB           413 request_too_large
+                3 ~ body not a JSON object      400
+    top-level   4 ~ "<field>: Field required"  (create: model, max_tokens, messages;
+                    count_tokens: model, messages; missing keys only)
+               4b ~ wrong types of top-level parameters, pydantic style "<path>: Input should be ..."
+                5 = unknown model               404 not_found_error  "model: <name>"
+                6 = max_tokens above the model's cap
+    tools      4c ~ malformed tool definitions (pydantic style)
+               21 = custom tool name pattern
+              21b ~ duplicate tool names
+               22 = tool_choice without tools   [OBS/3P in the reference]
+               23 ~ tool_choice names an undefined tool
+    messages   4d ~ malformed messages/blocks (pydantic style)
+                7 ~ empty messages
+                8 = first message not user      (only if options.first_message_user)
+               9b ~ role not user/assistant/system  "messages.N.role: Input should be ..."
+                9 = role "system" on a model without mid-conversation system messages
+               9c ~ "system" message first or not after a user message
+               10 = consecutive same roles      (only if options.strict_alternation)
+               11 = empty content except an optional final assistant message
+              12c = cache_control on an empty text block
+               12 = empty text block
+              12b = whitespace-only text block (or whitespace-only string content)
+               13 = prefill on a model without prefill
+               14 = prefill ending in whitespace
+               17 = text before the last tool_result of the answering message (old [OBS] wording)
+               15 = tool_use ids not answered in the next message
+               16 = tool_result for an id not in the previous message
+               18 = duplicate tool_use ids
+               19 = tool_use id pattern
+               20 ~ tool_result inside an assistant message
+    thinking  24a = thinking.type not accepted by the model (reference 3.3, [OBS quoted in code])
+               24 = forced tool_choice with thinking type "enabled"
+               25 = budget_tokens < 1024
+              25b = budget_tokens >= max_tokens
+               27 = thinking present but not first in an assistant message
+               28 = invalid signature
+               29 = thinking of the latest assistant message modified/reordered/dropped
+               26 = open tool loop's assistant message does not start with thinking
+               30 = thinking off and the final assistant message has thinking
+    size       31 = prompt above the context window
+              31b = input + max_tokens above the window (models with context_window_stop False;
+                    historical [OBS]-style API text, not in the reference)
+    response   33   error shape: not a check; every 4xx error carries ``x-should-retry: false``
+
+Decisions where the reference is silent or ambiguous:
+
+- The pydantic-style shape checks (4b, 4c, 4d) run at the head of their group, so the semantic
+  checks after them see well-formed data. Unknown block types and unknown extra fields are
+  accepted, and explicit nulls are accepted on optional fields (the SDK re-sends
+  ``"citations": null``, ``"caller": {...}``, ``"toolset_name": null``; reference 0.3).
+- Rule 11 also covers a final *user* message with ``""`` or ``[]`` content: the [OBS] text itself
+  says the optional final assistant message is the only exemption.
+- Rule 12 looks at the top-level blocks of each message (not inside ``tool_result`` content, nor
+  at the top-level ``system``). A whitespace-only string content counts as a text block (12b);
+  ``""`` as string content is empty content (rule 11).
+- Tool pairing runs on the array as sent (reference 3.2 rule 6). When several pairing rules
+  apply, 17 is checked over the whole array first, then 15, then 16 (so a user message that has
+  the results but text first gets the rule-17 text). ``server_tool_use`` blocks are never paired.
+- A trailing assistant message whose last block is ``server_tool_use`` (or a server tool result
+  block, ``*_tool_result`` other than ``tool_result``) is a ``pause_turn`` continuation: rules 13,
+  14 and 15 do not fire for it.
+- Thinking is "on" for types ``enabled`` and ``adaptive``. Rule 30 fires only when thinking is
+  absent or ``disabled``: ``between_tools`` returns progress notes as thinking blocks, so a final
+  assistant message may carry them.
+- "The latest assistant message" of rules 28/29 is read as the assistant message of the turn in
+  progress (the same message rule 26 inspects: the final message, or the one answered by a final
+  ``tool_result`` user message). Thinking in earlier, completed turns may be dropped, wholly or
+  partly, or reordered (reference 3.3); an edited text there still fails its signature (28).
+- Rule 28 also covers ``redacted_thinking`` blocks whose ``data`` the fake never issued (same text).
+- Rule 29 reports the first block that differs from the issued sequence; when blocks were
+  dropped from the end, it points at the block after the last thinking block kept.
+- Rule 26 skips an assistant message with empty content (nothing to start with).
+- Rule 21 uses the 64-character pattern for every model (the catalogue has no flag for 128).
+- Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ._context import ApiError, RequestContext
+
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "RULES",
+    "RULES_BY_ID",
+    "HttpRequest",
+    "Rule",
+    "validate",
+    "validate_http",
+]
+
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+"""Largest accepted raw body (reference 3.1: 32 MB limit for Messages, rule 32)."""
+
+ENDPOINTS: dict[str, str] = {
+    "/v1/messages": "messages",
+    "/v1/messages/count_tokens": "count_tokens",
+}
+"""Known paths (reference 0.3), POST only."""
+
+_BOTH = frozenset({"messages", "count_tokens"})
+_CREATE = frozenset({"messages"})
+_REF = "reference section 7 rule"
+_THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
+_TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
+_THINKING_BLOCKS = ("thinking", "redacted_thinking")
+_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+Params = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- the Rule type
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One validation rule: condition, status, error type and message, as data."""
+
+    id: str
+    """Reference section-7 number, with a letter for sub-cases (``"12b"``)."""
+    status: int
+    """HTTP status of the error response."""
+    error_type: str
+    """``error.type`` of the error body."""
+    template: str
+    """``error.message`` with ``{name}`` placeholders filled from the check's result."""
+    source: str
+    """Where the rule and its text come from (reference section, issue URL)."""
+    check: Callable[[Any], Params | None]
+    """Returns the template parameters of the first violation, or None. Body rules take a
+    :class:`RequestContext`; ``http`` rules take an :class:`HttpRequest`."""
+    endpoints: frozenset[str]
+    """Endpoints the rule applies to (``"messages"``, ``"count_tokens"``)."""
+    doc: str
+    """One line: the condition."""
+    exact: bool = True
+    """Whether ``template`` is an [OBS] text used verbatim (False: approximation)."""
+    phase: str = "body"
+    """``"http"`` (raw request), ``"body"`` (parsed body) or ``"response"`` (error shape only)."""
+
+    def error(self, **params: Any) -> ApiError:
+        """The error this rule answers with; 4xx errors carry ``x-should-retry: false`` (rule 33)."""
+        headers = {"x-should-retry": "false"} if 400 <= self.status < 500 else {}
+        return ApiError(
+            status=self.status,
+            error_type=self.error_type,
+            message=self.template.format(**params),
+            rule=self.id,
+            headers=headers,
+        )
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def _path(*parts: object) -> str:
+    """A pydantic-style location: ``messages.0.content.1.tool_use.id``."""
+    return ".".join(str(p) for p in parts)
+
+
+def _problem(path: str, problem: str) -> Params:
+    return {"path": path, "problem": problem}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _messages(ctx: RequestContext) -> list[Any]:
+    messages = ctx.body.get("messages")
+    return messages if isinstance(messages, list) else []
+
+
+class _Index:
+    """Every message and block of a request, walked once and shared by all rules (speed: the
+    rules run on every request, and a loop's history grows by two messages a step)."""
+
+    __slots__ = ("messages", "roles", "by_type", "text_blocks")
+
+    def __init__(self, messages: list[Any]) -> None:
+        self.messages = messages
+        self.roles: list[Any] = []
+        self.by_type: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
+        self.text_blocks: list[tuple[int, int, dict[str, Any]]] | None = None
+        for i, message in enumerate(messages):
+            self.roles.append(message.get("role") if isinstance(message, dict) else None)
+            for j, block in enumerate(_blocks(message)):
+                if isinstance(block, dict):
+                    self.by_type.setdefault(block.get("type"), []).append((i, j, block))
+
+    def of_type(self, *kinds: str) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(message index, block index, block)`` of the given block types, in request order."""
+        if len(kinds) == 1:
+            return self.by_type.get(kinds[0], [])
+        return sorted((entry for kind in kinds for entry in self.by_type.get(kind, [])), key=lambda e: (e[0], e[1]))
+
+
+def _index(ctx: RequestContext) -> _Index:
+    index = ctx.__dict__.get("_rules_index")
+    if index is None:
+        index = ctx.__dict__["_rules_index"] = _Index(_messages(ctx))
+    return index
+
+
+def _iter_messages(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, message)`` for every message that is an object, indices as sent."""
+    for i, message in enumerate(_messages(ctx)):
+        if isinstance(message, dict):
+            yield i, message
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _blocks(message: Any) -> list[Any]:
+    """A message's content as a block list; a non-empty string is one text block."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return content if isinstance(content, list) else []
+
+
+def _iter_blocks(message: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, block)`` for every block of a message that is an object."""
+    for j, block in enumerate(_blocks(message)):
+        if isinstance(block, dict):
+            yield j, block
+
+
+def _btype(block: Any) -> Any:
+    return block.get("type") if isinstance(block, dict) else None
+
+
+def _tool_use_ids(message: Any) -> list[str]:
+    """Client ``tool_use`` ids of a message, in block order (server tool calls excluded)."""
+    return [str(b.get("id")) for _, b in _iter_blocks(message) if b.get("type") == "tool_use"]
+
+
+def _tool_result_ids(message: Any) -> list[str]:
+    return [str(b.get("tool_use_id")) for _, b in _iter_blocks(message) if b.get("type") == "tool_result"]
+
+
+def _last_index(messages: list[Any], role: str) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if _role(messages[i]) == role:
+            return i
+    return None
+
+
+def _is_server_block(block: Any) -> bool:
+    kind = _btype(block)
+    return isinstance(kind, str) and (
+        kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
+    )
+
+
+def _is_pause_continuation(message: Any) -> bool:
+    """A trailing assistant turn from ``pause_turn``: it ends in a server tool block (reference 2)."""
+    blocks = _blocks(message)
+    return _role(message) == "assistant" and bool(blocks) and _is_server_block(blocks[-1])
+
+
+def _final_assistant(ctx: RequestContext) -> tuple[int, dict[str, Any]] | None:
+    """The last message, if it is an assistant message."""
+    messages = _messages(ctx)
+    if messages and _role(messages[-1]) == "assistant":
+        return len(messages) - 1, messages[-1]
+    return None
+
+
+def _thinking(ctx: RequestContext) -> dict[str, Any]:
+    thinking = ctx.body.get("thinking")
+    return thinking if isinstance(thinking, dict) else {}
+
+
+def _thinking_type(ctx: RequestContext) -> str | None:
+    kind = _thinking(ctx).get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _thinking_on(ctx: RequestContext) -> bool:
+    return _thinking_type(ctx) in ("enabled", "adaptive")
+
+
+def _tools(ctx: RequestContext) -> list[dict[str, Any]]:
+    tools = ctx.body.get("tools")
+    return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+
+
+def _is_custom_tool(tool: dict[str, Any]) -> bool:
+    return tool.get("type") in (None, "custom")
+
+
+def _tool_choice(ctx: RequestContext) -> dict[str, Any]:
+    choice = ctx.body.get("tool_choice")
+    return choice if isinstance(choice, dict) else {}
+
+
+def _tags(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _literal(values: tuple[str, ...]) -> str:
+    """pydantic's wording for a Literal: ``'a', 'b' or 'c'``."""
+    quoted = [f"'{v}'" for v in values]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+# A field check: (predicate, pydantic message when the value is present but wrong).
+_STR = (lambda v: isinstance(v, str), "Input should be a valid string")
+_DICT = (lambda v: isinstance(v, dict), "Input should be a valid dictionary")
+_LIST = (lambda v: isinstance(v, list), "Input should be a valid list")
+_STR_OR_LIST = (lambda v: isinstance(v, (str, list)), "Input should be a valid list")
+_BOOL = (lambda v: isinstance(v, bool), "Input should be a valid boolean")
+_INT = (_is_int, "Input should be a valid integer")
+_NUMBER = (_is_number, "Input should be a valid number")
+
+_BLOCK_FIELDS: dict[str, tuple[tuple[str, tuple[Callable[[Any], bool], str], bool], ...]] = {
+    # block type -> ((field, check, required), ...); optional fields may be null
+    "text": (("text", _STR, True),),
+    "tool_use": (("id", _STR, True), ("name", _STR, True), ("input", _DICT, True)),
+    "server_tool_use": (("id", _STR, True), ("name", _STR, True), ("input", _DICT, True)),
+    "tool_result": (("tool_use_id", _STR, True), ("content", _STR_OR_LIST, False), ("is_error", _BOOL, False)),
+    "thinking": (("thinking", _STR, True), ("signature", _STR, True)),
+    "redacted_thinking": (("data", _STR, True),),
+    "image": (("source", _DICT, True),),
+    "document": (("source", _DICT, True),),
+}
+"""Required and typed fields of the request block types the fake reads (reference 1.2)."""
+
+
+def _field_problem(
+    obj: dict[str, Any], name: str, spec: tuple[Callable[[Any], bool], str], required: bool, *where: object
+) -> Params | None:
+    """Check one field of an object; a missing required field or a wrong type is a problem."""
+    if name not in obj:
+        return _problem(_path(*where, name), "Field required") if required else None
+    value = obj[name]
+    if value is None and not required:
+        return None
+    predicate, message = spec
+    return None if predicate(value) else _problem(_path(*where, name), message)
+
+
+# --------------------------------------------------------------------------- http rules
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """The raw request, as the ``http`` rules see it (headers with lower-case names)."""
+
+    path: str
+    method: str
+    headers: Mapping[str, str]
+    raw: bytes
+
+    @cached_property
+    def endpoint(self) -> str | None:
+        """``"messages"`` or ``"count_tokens"`` for a known path and POST, else None."""
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if self.method.upper() != "POST":
+            return None
+        return ENDPOINTS.get(path)
+
+    @cached_property
+    def body(self) -> Any:
+        """The parsed JSON body, or :data:`_INVALID`."""
+        try:
+            return json.loads(self.raw, parse_constant=_reject_constant)
+        except (ValueError, RecursionError, TypeError):
+            return _INVALID
+
+
+_INVALID = object()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_path(req: HttpRequest) -> Params | None:
+    return {} if req.endpoint is None else None
+
+
+def _check_auth(req: HttpRequest) -> Params | None:
+    auth = str(req.headers.get("authorization") or "").strip()
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return None
+    if str(req.headers.get("x-api-key") or "").strip():
+        return None
+    return {}
+
+
+def _check_size(req: HttpRequest) -> Params | None:
+    return {} if len(req.raw) > MAX_REQUEST_BYTES else None
+
+
+def _check_json(req: HttpRequest) -> Params | None:
+    return None if isinstance(req.body, dict) else {}
+
+
+# --------------------------------------------------------------------------- top-level parameters
+
+
+def _check_required(ctx: RequestContext) -> Params | None:
+    fields = ("max_tokens", "messages", "model") if ctx.endpoint == "messages" else ("messages", "model")
+    for name in fields:
+        if name not in ctx.body:
+            return {"field": name}
+    return None
+
+
+def _check_top_level_types(ctx: RequestContext) -> Params | None:
+    body = ctx.body
+    checks: list[tuple[str, tuple[Callable[[Any], bool], str], bool]] = [
+        ("model", _STR, True),
+        ("messages", _LIST, True),
+        ("system", _STR_OR_LIST, False),
+        ("stop_sequences", _LIST, False),
+        ("temperature", _NUMBER, False),
+        ("tools", _LIST, False),
+        ("tool_choice", _DICT, False),
+        ("thinking", _DICT, False),
+    ]
+    if ctx.endpoint == "messages":
+        checks[1:1] = [("max_tokens", _INT, True), ("stream", _BOOL, False)]
+    for name, spec, required in checks:
+        if found := _field_problem(body, name, spec, required):
+            return found
+    if ctx.endpoint == "messages" and body["max_tokens"] < 0:
+        return _problem("max_tokens", "Input should be greater than or equal to 0")
+    temperature = body.get("temperature")
+    if temperature is not None and not 0 <= temperature <= 1:
+        return _problem("temperature", "Input should be less than or equal to 1" if temperature > 1
+                        else "Input should be greater than or equal to 0")
+    return _system_problem(body.get("system")) or _stop_sequences_problem(body.get("stop_sequences")) \
+        or _tool_choice_problem(body.get("tool_choice")) or _thinking_problem(body.get("thinking"))
+
+
+def _system_problem(system: Any) -> Params | None:
+    if not isinstance(system, list):
+        return None
+    for i, block in enumerate(system):
+        if not isinstance(block, dict):
+            return _problem(_path("system", i), "Input should be a valid dictionary")
+        if "type" not in block:
+            return _problem(_path("system", i, "type"), "Field required")
+        if block["type"] != "text":
+            return _problem(_path("system", i, "type"), "Input should be 'text'")
+        if found := _field_problem(block, "text", _STR, True, "system", i):
+            return found
+    return None
+
+
+def _stop_sequences_problem(stops: Any) -> Params | None:
+    for i, stop in enumerate(stops if isinstance(stops, list) else []):
+        if not isinstance(stop, str):
+            return _problem(_path("stop_sequences", i), "Input should be a valid string")
+    return None
+
+
+def _tagged_problem(obj: Any, where: str, tags: tuple[str, ...]) -> Params | None:
+    """A discriminated union on ``type`` (pydantic wording for a missing or unknown tag)."""
+    if "type" not in obj:
+        return _problem(_path(where, "type"), "Field required")
+    kind = obj["type"]
+    if kind not in tags:
+        return _problem(where, f"Input tag '{kind}' found using 'type' does not match any of the "
+                               f"expected tags: {_tags(tags)}")
+    return None
+
+
+def _tool_choice_problem(choice: Any) -> Params | None:
+    if not isinstance(choice, dict):
+        return None
+    if found := _tagged_problem(choice, "tool_choice", _TOOL_CHOICE_TYPES):
+        return found
+    kind = choice["type"]
+    if kind == "tool" and (found := _field_problem(choice, "name", _STR, True, "tool_choice", "tool")):
+        return found
+    return _field_problem(choice, "disable_parallel_tool_use", _BOOL, False, "tool_choice", kind)
+
+
+def _thinking_problem(thinking: Any) -> Params | None:
+    if not isinstance(thinking, dict):
+        return None
+    if found := _tagged_problem(thinking, "thinking", _THINKING_TYPES):
+        return found
+    kind = thinking["type"]
+    if kind == "enabled" and (found := _field_problem(thinking, "budget_tokens", _INT, True, "thinking", "enabled")):
+        return found
+    display = thinking.get("display")
+    if kind in ("enabled", "adaptive") and display is not None and display not in ("summarized", "omitted"):
+        return _problem(_path("thinking", kind, "display"), "Input should be 'summarized' or 'omitted'")
+    return None
+
+
+def _check_model_known(ctx: RequestContext) -> Params | None:
+    return {"model": ctx.body.get("model")} if ctx.model is None else None
+
+
+def _check_max_tokens_cap(ctx: RequestContext) -> Params | None:
+    cap = ctx.model.max_output_tokens if ctx.model else None
+    max_tokens = ctx.body.get("max_tokens")
+    if cap is not None and _is_int(max_tokens) and max_tokens > cap:
+        return {"max_tokens": max_tokens, "cap": cap, "model": ctx.model.id}
+    return None
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def _check_tool_shapes(ctx: RequestContext) -> Params | None:
+    tools = ctx.body.get("tools")
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(tool, dict):
+            return _problem(_path("tools", i), "Input should be a valid dictionary")
+        kind = tool.get("type")
+        if kind is not None and not isinstance(kind, str):
+            return _problem(_path("tools", i, "type"), "Input should be a valid string")
+        if _is_custom_tool(tool):
+            found = _field_problem(tool, "name", _STR, True, "tools", i, "custom") or _field_problem(
+                tool, "input_schema", _DICT, True, "tools", i, "custom")
+        else:
+            found = _field_problem(tool, "name", _STR, True, "tools", i, kind)
+        if found:
+            return found
+    return None
+
+
+def _check_tool_name_pattern(ctx: RequestContext) -> Params | None:
+    for i, tool in enumerate(_tools(ctx)):
+        if _is_custom_tool(tool) and not _TOOL_NAME.fullmatch(str(tool.get("name"))):
+            return {"index": i}
+    return None
+
+
+def _check_tool_names_unique(ctx: RequestContext) -> Params | None:
+    names = [tool.get("name") for tool in _tools(ctx)]
+    return {} if len(names) != len(set(map(str, names))) else None
+
+
+def _check_tool_choice_needs_tools(ctx: RequestContext) -> Params | None:
+    return {} if ctx.body.get("tool_choice") is not None and not ctx.body.get("tools") else None
+
+
+def _check_tool_choice_name(ctx: RequestContext) -> Params | None:
+    choice = _tool_choice(ctx)
+    if choice.get("type") != "tool":
+        return None
+    names = [tool.get("name") for tool in _tools(ctx)]
+    return None if choice.get("name") in names else {"name": choice.get("name")}
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _check_message_shapes(ctx: RequestContext) -> Params | None:
+    for i, message in enumerate(_messages(ctx)):
+        if not isinstance(message, dict):
+            return _problem(_path("messages", i), "Input should be a valid dictionary")
+        for name in ("role", "content"):
+            if name not in message:
+                return _problem(_path("messages", i, name), "Field required")
+        content = message["content"]
+        if not isinstance(content, (str, list)):
+            return _problem(_path("messages", i, "content"), "Input should be a valid list")
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            if found := _block_problem(block, "messages", i, "content", j):
+                return found
+    return None
+
+
+def _block_problem(block: Any, *where: object) -> Params | None:
+    if not isinstance(block, dict):
+        return _problem(_path(*where), "Input should be a valid dictionary")
+    if found := _field_problem(block, "type", _STR, True, *where):
+        return found
+    kind = block["type"]
+    if kind == "text" and type(block.get("text")) is str:
+        return None  # the common case, checked without the generic machinery
+    for name, spec, required in _BLOCK_FIELDS.get(kind, ()):
+        if found := _field_problem(block, name, spec, required, *where, kind):
+            return found
+    if kind == "tool_result" and isinstance(block.get("content"), list):
+        for k, item in enumerate(block["content"]):
+            if not isinstance(item, dict):
+                return _problem(_path(*where, kind, "content", k), "Input should be a valid dictionary")
+    return None
+
+
+def _check_messages_non_empty(ctx: RequestContext) -> Params | None:
+    return {} if ctx.body.get("messages") == [] else None
+
+
+def _check_first_user(ctx: RequestContext) -> Params | None:
+    messages = _messages(ctx)
+    if ctx.options.first_message_user and messages and _role(messages[0]) != "user":
+        return {}
+    return None
+
+
+def _check_role_values(ctx: RequestContext) -> Params | None:
+    with_system = bool(ctx.model and ctx.model.mid_conversation_system)
+    roles = ("user", "assistant", "system") if with_system else ("user", "assistant")
+    for i, message in _iter_messages(ctx):
+        if message.get("role") not in ("user", "assistant", "system"):
+            return {"index": i, "allowed": _literal(roles)}
+    return None
+
+
+def _check_system_role_supported(ctx: RequestContext) -> Params | None:
+    if ctx.model and ctx.model.mid_conversation_system:
+        return None
+    return {} if any(m.get("role") == "system" for _, m in _iter_messages(ctx)) else None
+
+
+def _check_system_role_placement(ctx: RequestContext) -> Params | None:
+    messages = _messages(ctx)
+    for i, message in _iter_messages(ctx):
+        if message.get("role") == "system" and (i == 0 or _role(messages[i - 1]) != "user"):
+            return {"index": i}
+    return None
+
+
+def _check_alternation(ctx: RequestContext) -> Params | None:
+    if not ctx.options.strict_alternation:
+        return None
+    messages = _messages(ctx)
+    for previous, current in zip(messages, messages[1:]):
+        role = _role(current)
+        if role in ("user", "assistant") and _role(previous) == role:
+            return {"role": role}
+    return None
+
+
+def _check_empty_content(ctx: RequestContext) -> Params | None:
+    last = len(_messages(ctx)) - 1
+    for i, message in _iter_messages(ctx):
+        if message.get("content") in ("", []) and not (i == last and message.get("role") == "assistant"):
+            return {"index": i}
+    return None
+
+
+def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """``(message index, block index, block)`` for every top-level text block (string content included)."""
+    index = _index(ctx)
+    if index.text_blocks is None:
+        index.text_blocks = [(i, j, b) for i, j, b in index.of_type("text") if isinstance(b.get("text"), str)]
+    return iter(index.text_blocks)
+
+
+def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
+    for i, j, block in _iter_text_blocks(ctx):
+        if block["text"] == "" and block.get("cache_control") is not None:
+            return {"index": i, "block": j}
+    return None
+
+
+def _check_empty_text(ctx: RequestContext) -> Params | None:
+    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] == ""), None)
+
+
+def _check_whitespace_text(ctx: RequestContext) -> Params | None:
+    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] and not block["text"].strip()), None)
+
+
+def _check_prefill_supported(ctx: RequestContext) -> Params | None:
+    final = _final_assistant(ctx)
+    if final is None or (ctx.model and ctx.model.prefill) or _is_pause_continuation(final[1]):
+        return None
+    return {}
+
+
+def _check_prefill_whitespace(ctx: RequestContext) -> Params | None:
+    final = _final_assistant(ctx)
+    if final is None or not (ctx.model and ctx.model.prefill) or _is_pause_continuation(final[1]):
+        return None
+    blocks = _blocks(final[1])
+    last = blocks[-1] if blocks else None
+    text = last.get("text") if _btype(last) == "text" else None
+    return {} if isinstance(text, str) and text != text.rstrip() else None
+
+
+def _tool_turns(ctx: RequestContext) -> Iterator[tuple[int, list[str], Any]]:
+    """``(assistant index, its tool_use ids, the next message or None)`` for assistant messages with tool_use."""
+    index = _index(ctx)
+    messages = index.messages
+    ids_by_message: dict[int, list[str]] = {}
+    for i, _j, block in index.of_type("tool_use"):
+        if index.roles[i] == "assistant":
+            ids_by_message.setdefault(i, []).append(str(block.get("id")))
+    for i, ids in ids_by_message.items():
+        yield i, ids, messages[i + 1] if i + 1 < len(messages) else None
+
+
+def _check_results_first(ctx: RequestContext) -> Params | None:
+    for i, ids, answer in _tool_turns(ctx):
+        if _role(answer) != "user":
+            continue
+        kinds = [_btype(b) for b in _blocks(answer)]
+        if "tool_result" in kinds:
+            last_result = len(kinds) - 1 - kinds[::-1].index("tool_result")
+            if any(kind != "tool_result" for kind in kinds[:last_result]):
+                return {"index": i + 1, "count": len(ids)}
+    return None
+
+
+def _check_tool_use_answered(ctx: RequestContext) -> Params | None:
+    messages = _messages(ctx)
+    for i, ids, answer in _tool_turns(ctx):
+        if i == len(messages) - 1 and _is_pause_continuation(messages[i]):
+            continue
+        answered = set(_tool_result_ids(answer)) if _role(answer) == "user" else set()
+        missing = [tool_id for tool_id in ids if tool_id not in answered]
+        if missing:
+            return {"index": i, "ids": ", ".join(missing)}
+    return None
+
+
+def _check_tool_result_expected(ctx: RequestContext) -> Params | None:
+    index = _index(ctx)
+    messages = index.messages
+    expected_by_message: dict[int, set[str]] = {}
+    for i, j, block in index.of_type("tool_result"):
+        if index.roles[i] != "user":
+            continue
+        if i not in expected_by_message:
+            previous = messages[i - 1] if i > 0 and index.roles[i - 1] == "assistant" else None
+            expected_by_message[i] = set(_tool_use_ids(previous))
+        if str(block.get("tool_use_id")) not in expected_by_message[i]:
+            return {"index": i, "block": j, "id": block.get("tool_use_id")}
+    return None
+
+
+def _check_tool_use_ids_unique(ctx: RequestContext) -> Params | None:
+    seen: set[str] = set()
+    for i, j, block in _index(ctx).of_type("tool_use"):
+        tool_id = str(block.get("id"))
+        if tool_id in seen:
+            return {"index": i, "block": j}
+        seen.add(tool_id)
+    return None
+
+
+def _check_tool_use_id_pattern(ctx: RequestContext) -> Params | None:
+    for i, j, block in _index(ctx).of_type("tool_use"):
+        if not _TOOL_ID.fullmatch(str(block.get("id"))):
+            return {"index": i, "block": j}
+    return None
+
+
+def _check_tool_result_in_assistant(ctx: RequestContext) -> Params | None:
+    index = _index(ctx)
+    return next(({"index": i} for i, _j, _b in index.of_type("tool_result") if index.roles[i] == "assistant"), None)
+
+
+# --------------------------------------------------------------------------- thinking
+
+
+def _check_thinking_type_supported(ctx: RequestContext) -> Params | None:
+    kind = _thinking_type(ctx)
+    if kind is None or ctx.model is None or kind in ctx.model.thinking_types:
+        return None
+    accepted = ctx.model.thinking_types
+    instead = next((t for t in ("adaptive", "enabled", "disabled") if t in accepted), "disabled")
+    return {"type": kind, "instead": instead}
+
+
+def _check_forced_tool_with_thinking(ctx: RequestContext) -> Params | None:
+    forced = _tool_choice(ctx).get("type") in ("any", "tool")
+    return {} if forced and _thinking_type(ctx) == "enabled" else None
+
+
+def _budget(ctx: RequestContext) -> int | None:
+    budget = _thinking(ctx).get("budget_tokens")
+    return budget if _thinking_type(ctx) == "enabled" and _is_int(budget) else None
+
+
+def _check_budget_minimum(ctx: RequestContext) -> Params | None:
+    budget = _budget(ctx)
+    return {} if budget is not None and budget < 1024 else None
+
+
+def _check_budget_below_max_tokens(ctx: RequestContext) -> Params | None:
+    budget, max_tokens = _budget(ctx), ctx.body.get("max_tokens")
+    return {} if budget is not None and _is_int(max_tokens) and budget >= max_tokens else None
+
+
+def _iter_thinking_blocks(message: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    return ((j, b) for j, b in _iter_blocks(message) if b.get("type") in _THINKING_BLOCKS)
+
+
+def _check_thinking_first(ctx: RequestContext) -> Params | None:
+    index = _index(ctx)
+    for i in sorted({i for i, _j, _b in index.of_type(*_THINKING_BLOCKS) if index.roles[i] == "assistant"}):
+        first = _blocks(index.messages[i])[0]
+        if _btype(first) not in _THINKING_BLOCKS:
+            return {"index": i, "found": _btype(first)}
+    return None
+
+
+def _check_signatures(ctx: RequestContext) -> Params | None:
+    model_id = str(ctx.body.get("model"))
+    latest = _open_loop_assistant(ctx)
+    index = _index(ctx)
+    for i, j, block in index.of_type(*_THINKING_BLOCKS):
+        if index.roles[i] != "assistant" or ctx.ledger.verify(model_id, block):
+            continue
+        if i == latest and ctx.ledger.issued(block):
+            continue  # an issued block with edited text in the open turn's message: rule 29
+        return {"index": i, "block": j}
+    return None
+
+
+def _check_latest_thinking_unmodified(ctx: RequestContext) -> Params | None:
+    latest = _open_loop_assistant(ctx)
+    if latest is None:
+        return None
+    message = _messages(ctx)[latest]
+    present = list(_iter_thinking_blocks(message))
+    issued = next((b for _, b in present if ctx.ledger.issued(b)), None)
+    if issued is None:
+        return None  # nothing sent back, or nothing the fake issued (rule 28's business)
+    expected = ctx.ledger.original_sequence(issued) or ()
+    for position, (j, block) in enumerate(present):
+        if position >= len(expected) or ctx.ledger.key(block) != expected[position]:
+            return {"index": latest, "block": j}
+    if len(present) < len(expected):
+        return {"index": latest, "block": min(present[-1][0] + 1, len(_blocks(message)) - 1)}
+    return None
+
+
+def _open_loop_assistant(ctx: RequestContext) -> int | None:
+    """Index of the assistant message of the in-progress tool loop (reference 3.3), or None.
+
+    That is the last message when it is an assistant message, or the nearest assistant message
+    before a final user message whose content starts with ``tool_result`` blocks.
+    """
+    messages = _messages(ctx)
+    if not messages:
+        return None
+    last = messages[-1]
+    if _role(last) == "assistant":
+        return len(messages) - 1
+    blocks = _blocks(last)
+    if _role(last) == "user" and blocks and _btype(blocks[0]) == "tool_result":
+        return _last_index(messages[:-1], "assistant")
+    return None
+
+
+def _check_open_loop_starts_with_thinking(ctx: RequestContext) -> Params | None:
+    if not _thinking_on(ctx):
+        return None
+    index = _open_loop_assistant(ctx)
+    if index is None:
+        return None
+    message = _messages(ctx)[index]
+    blocks = _blocks(message)
+    if not blocks or _btype(blocks[0]) in _THINKING_BLOCKS:
+        return None
+    if _thinking_type(ctx) == "adaptive":
+        ids = [str(b.get("id")) for _, b in _iter_blocks(message) if b.get("type") in ("tool_use", "server_tool_use")]
+        if not any(ctx.ledger.thinking_for_tool_use(tool_id) for tool_id in ids):
+            return None  # the issued message had no thinking: nothing was dropped
+    return {"index": index, "found": _btype(blocks[0])}
+
+
+def _check_final_thinking_when_disabled(ctx: RequestContext) -> Params | None:
+    if _thinking_type(ctx) not in (None, "disabled"):
+        return None
+    final = _final_assistant(ctx)
+    first = next(_iter_thinking_blocks(final[1]), None) if final else None
+    return {"index": final[0], "block": first[0]} if final and first else None
+
+
+# --------------------------------------------------------------------------- size
+
+
+def _check_context_window(ctx: RequestContext) -> Params | None:
+    tokens, window = ctx.input_tokens, ctx.context_window
+    return {"tokens": tokens, "window": window} if ctx.model and tokens > window else None
+
+
+def _check_context_with_max_tokens(ctx: RequestContext) -> Params | None:
+    if ctx.model is None or ctx.model.context_window_stop:
+        return None
+    tokens, window, max_tokens = ctx.input_tokens, ctx.context_window, ctx.body.get("max_tokens")
+    if _is_int(max_tokens) and tokens + max_tokens > window:
+        return {"tokens": tokens, "max_tokens": max_tokens, "window": window}
+    return None
+
+
+def _never(_: Any) -> Params | None:
+    return None
+
+
+# --------------------------------------------------------------------------- the table
+
+_INVALID_REQUEST = "invalid_request_error"
+_THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+
+
+def _rule(id: str, status: int, template: str, source: str, check: Callable[[Any], Params | None], doc: str, *,
+          error_type: str = _INVALID_REQUEST, endpoints: frozenset[str] = _BOTH, exact: bool = True,
+          phase: str = "body") -> Rule:
+    return Rule(id=id, status=status, error_type=error_type, template=template, source=source, check=check,
+                endpoints=endpoints, doc=doc, exact=exact, phase=phase)
+
+
+RULES: tuple[Rule, ...] = (
+    # --- transport and auth (validate_http)
+    _rule("1", 404, "Not Found", f"{_REF} 1; https://docs.claude.com/en/api/errors", _check_path,
+          "Unknown path or method (known: POST /v1/messages and /v1/messages/count_tokens).",
+          error_type="not_found_error", exact=False, phase="http"),
+    _rule("2", 401, "invalid x-api-key", f"{_REF} 2; reference 0.3, 3.5 [OBS quoted in public code]", _check_auth,
+          "Neither `authorization: Bearer <key>` nor `x-api-key: <key>` with a non-empty key.",
+          error_type="authentication_error", phase="http"),
+    _rule("32", 413, "Request exceeds the maximum allowed number of bytes.",
+          f"{_REF} 32; reference 3.1; https://docs.claude.com/en/api/errors", _check_size,
+          "Raw body larger than 32 MiB.", error_type="request_too_large", exact=False, phase="http"),
+    _rule("3", 400, "There was an issue with the format or content of your request.",
+          f"{_REF} 3; https://docs.claude.com/en/api/errors", _check_json,
+          "Body is not valid JSON, or not a JSON object.", exact=False, phase="http"),
+    # --- top-level parameters
+    _rule("4", 400, "{field}: Field required", f"{_REF} 4 [3P]", _check_required,
+          "A required parameter is missing (create: max_tokens, messages, model; count_tokens: messages, model).",
+          exact=False),
+    _rule("4b", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_create_params.py", _check_top_level_types,
+          "A top-level parameter has the wrong type or range (pydantic-style path).", exact=False),
+    _rule("5", 404, "model: {model}", f"{_REF} 5; reference 3.5 [OBS quoted in public code]", _check_model_known,
+          "The model is not in the fake's catalogue.", error_type="not_found_error"),
+    _rule("6", 400,
+          "max_tokens: {max_tokens} > {cap}, which is the maximum allowed number of output tokens for {model}",
+          f"{_REF} 6; https://github.com/anthropics/claude-code/issues/24451", _check_max_tokens_cap,
+          "max_tokens above the model's output cap.", endpoints=_CREATE),
+    # --- tools
+    _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
+          "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
+          exact=False),
+    _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
+          f"{_REF} 21; reference 3.4 [OBS quoted in public code]", _check_tool_name_pattern,
+          "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
+    _rule("21b", 400, "tools: Tool names must be unique.", f"{_REF} 21; reference 3.4", _check_tool_names_unique,
+          "Two tools share a name.", exact=False),
+    _rule("22", 400, "tool_choice may only be specified while providing tools.",
+          f"{_REF} 22; reference 3.4 [OBS/3P]", _check_tool_choice_needs_tools,
+          "tool_choice given without tools."),
+    _rule("23", 400, "tool_choice.name: tool '{name}' not found in tools", f"{_REF} 23 [3P]", _check_tool_choice_name,
+          "tool_choice of type tool names a tool that is not defined.", exact=False),
+    # --- messages
+    _rule("4d", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_param.py", _check_message_shapes,
+          "A message or content block is malformed (pydantic-style path).", exact=False),
+    _rule("7", 400, "messages: at least one message is required", f"{_REF} 7 [3P]", _check_messages_non_empty,
+          "messages is an empty list.", exact=False),
+    _rule("8", 400, 'messages: first message must use the "user" role',
+          f"{_REF} 8; https://github.com/tonyljx/TextWordExplain/issues/2", _check_first_user,
+          "The first message is not a user message (only with options.first_message_user)."),
+    _rule("9b", 400, "messages.{index}.role: Input should be {allowed}", f"{_REF} 9; reference 3.2 rule 5",
+          _check_role_values, "A role other than user/assistant/system.", exact=False),
+    _rule("9", 400, 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
+                    'not "system" as an input message role.',
+          f"{_REF} 9; reference 3.2 rule 5 [OBS quoted in public code]", _check_system_role_supported,
+          "A system message on a model without mid-conversation system messages."),
+    _rule("9c", 400, "messages.{index}: `system` messages must follow a `user` message and cannot be the first message",
+          f"{_REF} 9; reference 1.2 (SDK system_message_param.py; skills mid-conversation-system-messages.md)",
+          _check_system_role_placement, "A system message first, or not right after a user message.", exact=False),
+    _rule("10", 400, 'messages: roles must alternate between "user" and "assistant", but found multiple "{role}" '
+                     'roles in a row',
+          f"{_REF} 10; reference 3.2 rule 6; skills shared/error-codes.md [OBS, historical]", _check_alternation,
+          "Consecutive same-role messages (only with options.strict_alternation; merged otherwise)."),
+    _rule("11", 400, "messages.{index}: all messages must have non-empty content except for the optional final "
+                     "assistant message",
+          f"{_REF} 11; https://github.com/tidyverse/ellmer/issues/709", _check_empty_content,
+          "A message with content \"\" or [] that is not the final assistant message."),
+    _rule("12c", 400, "messages.{index}.content.{block}.text: cache_control cannot be set for empty text blocks",
+          f"{_REF} 12; reference 3.2 rule 9; https://github.com/anthropics/claude-code/issues/62379",
+          _check_cache_control_empty_text, "cache_control on an empty text block."),
+    _rule("12", 400, "messages: text content blocks must be non-empty",
+          f"{_REF} 12; https://github.com/anthropics/claude-code/issues/59812", _check_empty_text,
+          "A text block with text \"\"."),
+    _rule("12b", 400, "messages: text content blocks must contain non-whitespace text",
+          f"{_REF} 12; https://github.com/anthropics/claude-code/issues/23440", _check_whitespace_text,
+          "A whitespace-only text block or string content."),
+    _rule("13", 400, "This model does not support assistant message prefill. The conversation must end with a user "
+                     "message.",
+          f"{_REF} 13; https://github.com/smallmain/vscode-unify-chat-provider/issues/249", _check_prefill_supported,
+          "A final assistant message (not a pause_turn continuation) on a model without prefill."),
+    _rule("14", 400, "final assistant content cannot end with trailing whitespace",
+          f"{_REF} 14; reference 3.2 rule 10 [OBS quoted in public code]", _check_prefill_whitespace,
+          "The prefill's final text ends with whitespace."),
+    _rule("17", 400, "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this message. "
+                     "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.",
+          f"{_REF} 17; reference 3.2 rules 1, 3; https://github.com/apify/tester-mcp-client/issues/12",
+          _check_results_first, "Another block before the last tool_result of the answering user message."),
+    _rule("15", 400, "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+          f"{_REF} 15; reference 3.2 rule 1; https://github.com/anthropics/claude-code/issues/5989",
+          _check_tool_use_answered, "tool_use ids not answered by tool_result blocks in the next message."),
+    _rule("16", 400, "messages.{index}.content.{block}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
+                     "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+          f"{_REF} 16; reference 3.2 rule 2; https://github.com/anthropics/claude-code/issues/13460",
+          _check_tool_result_expected, "A tool_result whose id is not a tool_use of the previous message."),
+    _rule("18", 400, "messages.{index}.content.{block}: `tool_use` ids must be unique",
+          f"{_REF} 18; https://github.com/anthropics/claude-code/issues/20901", _check_tool_use_ids_unique,
+          "The same tool_use id twice in the request."),
+    _rule("19", 400, "messages.{index}.content.{block}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+          f"{_REF} 19; https://github.com/anomalyco/opencode/issues/1279", _check_tool_use_id_pattern,
+          "A tool_use id with characters outside [a-zA-Z0-9_-] (or empty)."),
+    _rule("20", 400, "messages.{index}: `tool_result` blocks can only be in `user` messages", f"{_REF} 20 [3P]",
+          _check_tool_result_in_assistant, "A tool_result block inside an assistant message.", exact=False),
+    # --- thinking
+    _rule("24a", 400, '"thinking.type.{type}" is not supported for this model. Use "thinking.type.{instead}" instead.',
+          "reference 3.3 [OBS quoted in public code]; skills references/thinking-effort.md",
+          _check_thinking_type_supported, "thinking.type is not one the model accepts."),
+    _rule("24", 400, "Thinking may not be enabled when tool_choice forces tool use.",
+          f"{_REF} 24; https://github.com/mastra-ai/mastra/issues/7507", _check_forced_tool_with_thinking,
+          "tool_choice any/tool with thinking type enabled (adaptive accepts forced tools)."),
+    _rule("25", 400, "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+          f"{_REF} 25; reference 3.3 [OBS quoted in public code]", _check_budget_minimum,
+          "thinking.budget_tokens below 1024."),
+    _rule("25b", 400, "`max_tokens` must be greater than `thinking.budget_tokens`.",
+          f"{_REF} 25; reference 3.3 [OBS quoted in public code]", _check_budget_below_max_tokens,
+          "thinking.budget_tokens not below max_tokens.", endpoints=_CREATE),
+    _rule("27", 400, "messages.{index}.content.0: If an assistant message contains any thinking blocks, the first "
+                     "block must be thinking or redacted_thinking. Found {found}.",
+          f"{_REF} 27; https://github.com/anthropics/claude-code/issues/20705", _check_thinking_first,
+          "An assistant message has thinking, but not as its first block."),
+    _rule("28", 400, "messages.{index}.content.{block}: Invalid `signature` in `thinking` block",
+          f"{_REF} 28; https://github.com/anthropics/claude-code/issues/10627", _check_signatures,
+          "A thinking block whose signature the fake did not issue for that text and model."),
+    _rule("29", 400, "messages.{index}.content.{block}: `thinking` or `redacted_thinking` blocks in the latest "
+                     "assistant message cannot be modified. These blocks must remain as they were in the original "
+                     "response.",
+          f"{_REF} 29; https://github.com/anthropics/claude-code/issues/19539", _check_latest_thinking_unmodified,
+          "The latest assistant message's thinking was edited, reordered or partly dropped."),
+    _rule("26", 400, "messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                     "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking "
+                     "block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you "
+                     "include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. "
+                     f"Please consult our documentation at {_THINKING_DOCS}",
+          f"{_REF} 26; reference 3.3; https://github.com/n8n-io/n8n/issues/22550",
+          _check_open_loop_starts_with_thinking,
+          "Thinking on, and the open tool loop's assistant message does not start with thinking."),
+    _rule("30", 400, "messages.{index}.content.{block}: When thinking is disabled, an `assistant` message in the "
+                     "final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your "
+                     "request.",
+          f"{_REF} 30; https://github.com/tailcallhq/forgecode/issues/1853", _check_final_thinking_when_disabled,
+          "Thinking absent or disabled, and the final assistant message contains thinking."),
+    # --- size
+    _rule("31", 400, "prompt is too long: {tokens} tokens > {window} maximum",
+          f"{_REF} 31; https://github.com/earendil-works/pi/issues/102", _check_context_window,
+          "Input tokens above the model's context window."),
+    _rule("31b", 400, "input length and `max_tokens` exceed context limit: {tokens} + {max_tokens} > {window}, "
+                      "decrease input length or `max_tokens` and try again",
+          "reference section 2 (model_context_window_exceeded on newer models only); historical API text",
+          _check_context_with_max_tokens,
+          "Input plus max_tokens above the window, on a model without context_window_stop.", endpoints=_CREATE),
+    # --- error shape
+    _rule("33", 400, "", f"{_REF} 33; reference 3.1; SDK _base_client.py", _never,
+          "Not a check: every error is rendered with the API's body and request-id; 4xx carry x-should-retry: false "
+          "(see Rule.error).", phase="response"),
+)
+"""The rules in validation order (module docstring)."""
+
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+"""The rules by id."""
+
+_HTTP_RULES = tuple(rule for rule in RULES if rule.phase == "http")
+_BODY_RULES = tuple(rule for rule in RULES if rule.phase == "body")
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def validate_http(
+    path: str, method: str, headers: Mapping[str, str], raw: bytes
+) -> tuple[str | None, dict[str, Any] | None, ApiError | None]:
+    """Run the transport rules (1, 2, 32, 3) on a raw request.
+
+    Args:
+        path: the URL path; a query string (``?beta=true``) is ignored.
+        method: the HTTP method.
+        headers: request headers (any case).
+        raw: the raw body.
+
+    Returns:
+        ``(endpoint, body, error)``: the endpoint (``"messages"``/``"count_tokens"``, None for an
+        unknown path), the parsed JSON object (None on error) and the first error (None if none).
+    """
+    request = HttpRequest(path=path, method=method, headers={k.lower(): v for k, v in headers.items()}, raw=raw)
+    for rule in _HTTP_RULES:
+        params = rule.check(request)
+        if params is not None:
+            return request.endpoint, None, rule.error(**params)
+    return request.endpoint, request.body, None
+
+
+def validate(ctx: RequestContext) -> ApiError | None:
+    """Run the body rules in table order on a parsed request; the first violation's error, or None.
+
+    Never raises on a body that is a JSON object, whatever its contents.
+    """
+    for rule in _BODY_RULES:
+        if ctx.endpoint in rule.endpoints:
+            params = rule.check(ctx)
+            if params is not None:
+                return rule.error(**params)
+    return None
