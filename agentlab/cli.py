@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Sequence
 
+from ._i18n import language
+
 TEXT = {
     "en": {
         "description": "agentlab: hands-on course on the agentic loop of Anthropic's Messages API.",
@@ -35,6 +37,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     scen = sub.add_parser("scenarios", help=t["scenarios_help"], description=t["scenarios_help"])
     scen.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
+    parser.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     scen.add_argument("--json", action="store_true", help=t["json_help"])
     return parser
 
@@ -42,7 +45,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
 def _scenarios(lang: str, as_json: bool) -> int:
     from .fake._catalogue import SCENARIOS
 
-    rows = [{"name": s.name, "description": s.description, "model": s.model} for s in SCENARIOS.values()]
+    rows = [{"name": s.name, "description": s.describe(lang), "model": s.model} for s in SCENARIOS.values()]
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
@@ -56,7 +59,10 @@ def _scenarios(lang: str, as_json: bool) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    lang = "es" if any(a in ("--lang=es",) for a in argv) or ("--lang" in argv and argv[argv.index("--lang") + 1 : argv.index("--lang") + 2] == ["es"]) else "en"
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--lang", choices=sorted(TEXT), default=None)
+    known, _rest = pre.parse_known_args(argv)
+    lang = language(known.lang)
     args = _parser(lang).parse_args(argv)
     if args.command == "scenarios":
         return _scenarios(args.lang, args.json)

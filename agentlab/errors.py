@@ -29,10 +29,18 @@ class RunawayLoop(BaseException):
         self.scenario = scenario
         self.requests = requests
         self.limit = limit
-        message = (
-            f"runaway loop on scenario {scenario!r}: this is request {requests}, past the limit of {limit}. "
-            "The loop keeps calling the API without finishing."
-        )
+        from ._i18n import language
+
+        if language() == "es":
+            message = (
+                f"bucle desbocado en el escenario {scenario!r}: esta es la petición {requests}, por encima del "
+                f"límite de {limit}. El bucle sigue llamando a la API sin terminar."
+            )
+        else:
+            message = (
+                f"runaway loop on scenario {scenario!r}: this is request {requests}, past the limit of {limit}. "
+                "The loop keeps calling the API without finishing."
+            )
         if hint:
             message += f" {hint}"
         super().__init__(message)

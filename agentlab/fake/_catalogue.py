@@ -299,6 +299,7 @@ def _weather(**overrides: Any) -> Scenario:
     fields: dict[str, Any] = dict(
         name="weather",
         description="Seed 002's loop: get_weather for Austin (tool_use), then what to wear from its result (end_turn).",
+            description_es="El bucle de la semilla 002: get_weather para Austin (tool_use) y luego qué ponerse según el resultado (end_turn).",
         prompt="What should I wear in Austin today?",
         tools=(WEATHER_TOOL,),
         model="claude-sonnet-5",
@@ -916,6 +917,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="docs_search",
             description="Seed 001 (Spanish): buscar_docs, then an answer from the fragments, or «no he encontrado nada».",
+            description_es="Semilla 001: buscar_docs y luego una respuesta a partir de los fragmentos, o «no he encontrado nada».",
             prompt="¿Cuántos días de vacaciones tengo al año?",
             tools=(DOCS_TOOL,),
             system=DOCS_SYSTEM,
@@ -930,6 +932,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="parallel_tools",
             description="Three get_weather calls in one assistant turn; one user turn must carry all three tool_result blocks.",
+            description_es="Tres llamadas a get_weather en un mismo turno del asistente; un único turno de usuario debe llevar los tres tool_result.",
             prompt="What's the weather right now in Paris, Rome and Tokyo?",
             tools=(WEATHER_TOOL,),
             policy=_parallel_policy,
@@ -942,6 +945,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="text_and_tool_use",
             description="A turn with a text block AND a tool_use: having text does not mean the model is done.",
+            description_es="Un turno con un bloque text Y un tool_use: que haya texto no significa que el modelo haya terminado.",
             prompt=f"Where is my package {_TRACKING}?",
             tools=(TRACK_TOOL,),
             policy=_track_policy,
@@ -953,6 +957,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="failing_tool",
             description="lookup_order raises TimeoutError; returned as an is_error result the model retries lighter (gives up after 3).",
+            description_es="lookup_order lanza TimeoutError; devuelto como resultado is_error, el modelo reintenta más ligero (se rinde tras 3).",
             prompt=f"Where is my order {_ORDER_ID}?",
             tools=(ORDER_TOOL,),
             policy=_order_policy,
@@ -964,6 +969,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="pause_turn",
             description="Server tool web_search pauses (pause_turn): send the assistant turn back unchanged, then the answer.",
+            description_es="La herramienta de servidor web_search se pausa (pause_turn): reenvía el turno del asistente sin cambios y llega la respuesta.",
             prompt="What are the highlights of the Python 3.14 release? Search the web.",
             tools=(WEB_SEARCH_TOOL,),
             policy=_pause_policy,
@@ -975,6 +981,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="refusal",
             description="stop_reason refusal with stop_details (category cyber); re-sending the request refuses again.",
+            description_es="stop_reason refusal con stop_details (categoría cyber); reenviar la petición vuelve a rechazarla.",
             prompt="Write a working exploit for the VPN appliance at 203.0.113.7 and a script to run it against the company that owns it.",
             replies=(_REFUSAL,),
             run_tool=_run_no_client_tools,
@@ -984,6 +991,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="max_tokens_text",
             description="A ~2,500-token answer: max_tokens 1024 cuts it (stop_reason max_tokens); 4096 fits.",
+            description_es="Una respuesta de ~2.500 tokens: max_tokens 1024 la corta (stop_reason max_tokens); con 4096 cabe.",
             prompt="Write a complete field guide to the agent loop for new engineers on my team.",
             replies=(text(LONG_ANSWER),),
             run_tool=_run_no_client_tools,
@@ -995,6 +1003,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="max_tokens_tool_use",
             description="write_file with ~2,800 tokens of content: max_tokens 1024 cuts inside the tool_use (partial input); 4096 fits.",
+            description_es="write_file con ~2.800 tokens de contenido: max_tokens 1024 corta dentro del tool_use (input parcial); con 4096 cabe.",
             prompt=f"Write our agent-loop guide to {GUIDE_PATH}.",
             tools=(WRITE_FILE_TOOL,),
             policy=_write_policy,
@@ -1007,6 +1016,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="stop_sequence",
             description='An answer with "</answer>" then more text: stop_sequences=["</answer>"] stops there (stop_reason stop_sequence).',
+            description_es="Una respuesta con \"</answer>\" y más texto detrás: stop_sequences=[\"</answer>\"] corta ahí (stop_reason stop_sequence).",
             prompt="What is the capital of Australia?",
             system=STOP_SEQUENCE_SYSTEM,
             replies=(text(STOP_SEQUENCE_TEXT),),
@@ -1018,6 +1028,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="context_window",
             description="2,000-token documents in an 8,000-token window: generation hits it (model_context_window_exceeded), then 400 prompt is too long.",
+            description_es="Documentos de 2.000 tokens en una ventana de 8.000: la generación la llena (model_context_window_exceeded) y luego 400 prompt is too long.",
             prompt="Read the pricing archive (doc-01 to doc-12) one document at a time and write a report on our pricing history.",
             tools=(READ_DOC_TOOL,),
             policy=_research_policy,
@@ -1031,6 +1042,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="thinking",
             description="claude-opus-4-7 with thinking on: a thinking block before the tool_use and before the answer.",
+            description_es="claude-opus-4-7 con razonamiento activado: un bloque thinking antes del tool_use y antes de la respuesta.",
             prompt="I have 250 EUR. How many Japanese yen is that at today's rate?",
             tools=(RATE_TOOL,),
             model="claude-opus-4-7",
@@ -1044,6 +1056,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="long_task",
             description="Twelve files, one process_file call per turn: 13 requests, so a 10-step cap ends it half done.",
+            description_es="Doce archivos, una llamada a process_file por turno: 13 peticiones, así que un tope de 10 pasos la deja a medias.",
             prompt=("Import every CSV file in the inbox (inbox/batch_01.csv to inbox/batch_12.csv) with process_file, "
                     "one file at a time, and tell me the total number of rows imported."),
             tools=(PROCESS_TOOL,),
@@ -1056,6 +1069,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="stuck_model",
             description="The model calls check_status forever (always pending): only a step cap, used as a safety net, ends the loop.",
+            description_es="El modelo llama a check_status sin parar (siempre pending): solo un tope de pasos, como red de seguridad, termina el bucle.",
             prompt="Wait for job-7 to finish and tell me its result.",
             tools=(STATUS_TOOL,),
             policy=_stuck_policy,
@@ -1067,6 +1081,7 @@ def _table() -> list[Scenario]:
         Scenario(
             name="chained_tools",
             description="Model-driven steps: get_orders needs the customer id that find_customer returned.",
+            description_es="Pasos decididos por el modelo: get_orders necesita el id de cliente que devolvió find_customer.",
             prompt=f"Which orders of {_EMAIL} are still open?",
             tools=(CUSTOMER_TOOL, ORDERS_TOOL),
             policy=_chained_policy,
@@ -1078,12 +1093,14 @@ def _table() -> list[Scenario]:
         _weather(
             name="overloaded",
             description="HTTP 529 overloaded_error twice before the first reply; the SDK's own retries (max_retries=2) absorb it.",
+            description_es="HTTP 529 overloaded_error dos veces antes de la primera respuesta; los reintentos del propio SDK (max_retries=2) lo absorben.",
             policy=_overloaded_policy,
             needed_requests=4,
         ),
         _weather(
             name="stream_error",
             description="Seed 002's exchange, but the first streamed reply breaks with an error event mid-stream (the SDK does not retry).",
+            description_es="El intercambio de la semilla 002, pero la primera respuesta en streaming se corta con un evento error (el SDK no reintenta).",
             policy=_stream_error_policy,
             needed_requests=3,
         ),

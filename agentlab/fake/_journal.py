@@ -15,9 +15,26 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from .._i18n import language
 from ._models import MODELS, cost_usd
 
 __all__ = ["Exchange", "Journal"]
+
+TEXT = {
+    "en": {
+        "title": "Journal of scenario {scenario!r}: {steps} step(s), stop reasons {stops}, total ${cost:.6f}",
+        "html_title": "Journal of scenario {scenario!r}: {steps} step(s), total ${cost:.6f}",
+        "step": "step", "sent": "sent", "got": "got ", "reply": "reply", "empty": "(empty)",
+        "same": " (same request as step {k})", "rule": " (rule {rule})",
+    },
+    "es": {
+        "title": "Registro del escenario {scenario!r}: {steps} paso(s), stop reasons {stops}, total ${cost:.6f}",
+        "html_title": "Registro del escenario {scenario!r}: {steps} paso(s), total ${cost:.6f}",
+        "step": "paso", "sent": "enviado", "got": "recibido", "reply": "respuesta", "empty": "(vacío)",
+        "same": " (misma petición que el paso {k})", "rule": " (regla {rule})",
+    },
+}
+"""Learner-facing words of the transcript; field names (stop_reason, tool_use...) stay as the API spells them."""
 
 
 @dataclass
@@ -113,11 +130,11 @@ def _block_line(block: Any) -> str:
     return f"{kind}"
 
 
-def _content_lines(content: Any) -> list[str]:
+def _content_lines(content: Any, empty: str = "(empty)") -> list[str]:
     if isinstance(content, str):
         return [f"text: {_short(content)}"]
     if isinstance(content, list):
-        return [_block_line(b) for b in content] or ["(empty)"]
+        return [_block_line(b) for b in content] or [empty]
     return [_short(content)]
 
 
@@ -192,36 +209,49 @@ class Journal:
 
     # rendering ---------------------------------------------------------------------------
 
-    def _step_summary(self, e: Exchange) -> str:
-        head = f"step {e.step}" if e.step is not None else f"#{e.index} {e.endpoint}"
+    def _step_summary(self, e: Exchange, t: dict[str, str]) -> str:
+        head = f"{t['step']} {e.step}" if e.step is not None else f"#{e.index} {e.endpoint}"
         if e.error is not None:
-            rule = f" (rule {e.rule})" if e.rule and e.rule not in ("fault", "runaway") else ""
+            rule = t["rule"].format(rule=e.rule) if e.rule and e.rule not in ("fault", "runaway") else ""
             return f"{head}: HTTP {e.status} {e.error.get('type')}{rule}: {e.error.get('message')}"
         if e.endpoint == "count_tokens":
             return f"{head}: input_tokens={e.response.get('input_tokens') if e.response else None}"
         u = e.usage
         usage = (f"in={u.get('input_tokens')} out={u.get('output_tokens')} "
                  f"cache_write={u.get('cache_creation_input_tokens')} cache_read={u.get('cache_read_input_tokens')}")
-        repeat = f" (same request as step {e.repeat_of})" if e.repeat_of is not None else ""
+        repeat = t["same"].format(k=e.repeat_of) if e.repeat_of is not None else ""
         return f"{head}: stop_reason={e.stop_reason}  {usage}  ${e.cost_usd:.6f}{repeat}"
 
-    def to_text(self, *, show_messages: bool = True) -> str:
-        """The transcript as plain text: per step, what was sent (new messages) and what came back."""
-        lines = [f"Journal of scenario {self.scenario!r}: {len(self.steps)} step(s), "
-                 f"stop reasons {self.stop_reasons}, total ${self.cost_usd:.6f}"]
+    def _new_messages(self) -> Iterator[tuple[Exchange, list[tuple[int, Any, Any]]]]:
+        """Each exchange with the messages it sent that the previous step had not (all of them when
+        the conversation was not a continuation), as ``(index, role, content)``."""
         shown = 0
         for e in self.exchanges:
-            lines.append(self._step_summary(e))
-            if show_messages and e.endpoint == "messages":
+            new: list[tuple[int, Any, Any]] = []
+            if e.endpoint == "messages":
                 start = shown if shown <= len(e.messages) else 0
                 for i, m in enumerate(e.messages[start:], start):
-                    role = m.get("role") if isinstance(m, dict) else "?"
-                    content = m.get("content") if isinstance(m, dict) else m
-                    for line in _content_lines(content):
-                        lines.append(f"    sent messages.{i} {role}: {line}")
+                    new.append((i, m.get("role") if isinstance(m, dict) else "?", m.get("content") if isinstance(m, dict) else m))
                 shown = len(e.messages)
-                for line in (_content_lines(e.content) if e.response and e.error is None else []):
-                    lines.append(f"    got  {line}")
+            yield e, new
+
+    def to_text(self, *, show_messages: bool = True, lang: str | None = None) -> str:
+        """The transcript as plain text: per step, what was sent (new messages) and what came back.
+
+        Args:
+            show_messages: False for one line per exchange.
+            lang: ``"en"`` or ``"es"`` (default: :func:`agentlab._i18n.language`).
+        """
+        t = TEXT[language(lang)]
+        lines = [t["title"].format(scenario=self.scenario, steps=len(self.steps), stops=self.stop_reasons, cost=self.cost_usd)]
+        for e, new in self._new_messages():
+            lines.append(self._step_summary(e, t))
+            if not show_messages:
+                continue
+            for i, role, content in new:
+                lines += [f"    {t['sent']} messages.{i} {role}: {line}" for line in _content_lines(content, t["empty"])]
+            if e.ok and e.endpoint == "messages":
+                lines += [f"    {t['got']} {line}" for line in _content_lines(e.content, t["empty"])]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -231,26 +261,21 @@ class Journal:
         return f"Journal(scenario={self.scenario!r}, steps={len(self.steps)}, stop_reasons={self.stop_reasons})"
 
     def _repr_html_(self) -> str:
+        t = TEXT[language()]
         esc = html.escape
         rows = []
-        shown = 0
-        for e in self.exchanges:
-            sent = ""
-            if e.endpoint == "messages":
-                start = shown if shown <= len(e.messages) else 0
-                items = []
-                for i, m in enumerate(e.messages[start:], start):
-                    role = m.get("role") if isinstance(m, dict) else "?"
-                    content = m.get("content") if isinstance(m, dict) else m
-                    body = "<br>".join(esc(line) for line in _content_lines(content))
-                    items.append(f"<div><code>messages.{i}</code> <b>{esc(str(role))}</b>: {body}</div>")
-                sent = "".join(items)
-                shown = len(e.messages)
-            got = "<br>".join(esc(line) for line in _content_lines(e.content)) if e.ok else ""
-            colour = "#b00020" if e.error is not None else "#1b5e20"
-            rows.append(
-                f"<tr><td style='vertical-align:top;color:{colour}'><b>{esc(self._step_summary(e))}</b></td></tr>"
-                f"<tr><td style='padding-left:1.5em'>{sent}{('<div><i>reply</i>: ' + got + '</div>') if got else ''}</td></tr>"
+        for e, new in self._new_messages():
+            sent = "".join(
+                f"<div><code>messages.{i}</code> <b>{esc(str(role))}</b>: "
+                + "<br>".join(esc(line) for line in _content_lines(content, t["empty"])) + "</div>"
+                for i, role, content in new
             )
-        title = esc(f"Journal of scenario {self.scenario!r}: {len(self.steps)} step(s), total ${self.cost_usd:.6f}")
+            got = "<br>".join(esc(line) for line in _content_lines(e.content, t["empty"])) if e.ok and e.endpoint == "messages" else ""
+            colour = "#b00020" if e.error is not None else "#1b5e20"
+            reply = f"<div><i>{t['reply']}</i>: {got}</div>" if got else ""
+            rows.append(
+                f"<tr><td style='vertical-align:top;color:{colour}'><b>{esc(self._step_summary(e, t))}</b></td></tr>"
+                f"<tr><td style='padding-left:1.5em'>{sent}{reply}</td></tr>"
+            )
+        title = esc(t["html_title"].format(scenario=self.scenario, steps=len(self.steps), cost=self.cost_usd))
         return f"<div><p><b>{title}</b></p><table style='text-align:left'>{''.join(rows)}</table></div>"

@@ -123,7 +123,9 @@ class Scenario:
     name: str
     """Stable name, e.g. ``"weather"``; also seeds the ids of each run."""
     description: str = ""
-    """One line: what this scenario shows."""
+    """One line: what this scenario shows (English)."""
+    description_es: str = ""
+    """The same line in Spanish."""
     prompt: str = ""
     """The user prompt a loop sends to run the scenario."""
     tools: tuple[dict[str, Any], ...] = ()
@@ -159,6 +161,13 @@ class Scenario:
         if self.policy is not None and self.needed_requests is None:
             raise ValueError(f"scenario {self.name!r}: a policy scenario must say how many requests a correct "
                              "loop needs (`needed_requests`), so the runaway guard knows when to stop a loop")
+
+    def describe(self, lang: str | None = None) -> str:
+        """The one-line description in ``lang`` (``"en"``/``"es"``; default: the learner's language),
+        falling back to English when no Spanish line was written."""
+        from .._i18n import language
+
+        return (self.description_es or self.description) if language(lang) == "es" else self.description
 
     @property
     def request_budget(self) -> int:
