@@ -423,3 +423,50 @@ def test_journal_of_a_foreign_client_is_a_clear_error():
 def test_unknown_scenario_lists_the_names():
     with pytest.raises(KeyError, match="weather"):
         agentlab.fake_client("no-such-scenario")
+
+
+def test_prompt_caching_reports_writes_then_reads():
+    manual = "Weather manual. " * 400  # ~1,600 tokens of system prompt
+    sc = scenario("cache", tool_use("get_weather", {"city": "Austin"}), text("Wear shorts."))
+    client = agentlab.fake_client(sc)
+    system = [{"type": "text", "text": manual, "cache_control": {"type": "ephemeral"}}]
+    first = create(client, tools=[WEATHER_TOOL], system=system)
+    assert first.usage.cache_creation_input_tokens > 1024 and first.usage.cache_read_input_tokens == 0
+    call = first.content[0]
+    second = create(client, tools=[WEATHER_TOOL], system=system, messages=[
+        *USER, {"role": "assistant", "content": first.content},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "95F"}]}])
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+    assert second.usage.cache_creation_input_tokens == 0
+    total = client.messages.count_tokens(model="claude-sonnet-5", tools=[WEATHER_TOOL], system=system, messages=[
+        *USER, {"role": "assistant", "content": first.content},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "95F"}]}]).input_tokens
+    u = second.usage
+    assert u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens == total
+    # the cache prices reads at 0.1x input
+    journal = agentlab.journal(client)
+    assert journal.usage["cache_read_input_tokens"] == u.cache_read_input_tokens
+
+
+def test_automatic_caching_moves_forward_with_the_conversation():
+    long_prompt = "Plan my week of outfits. " * 300  # ~1,900 tokens
+    sc = scenario("autocache", tool_use("get_weather", {"city": "Austin"}), tool_use("get_weather", {"city": "Paris"}), text("Done."))
+    client = agentlab.fake_client(sc)
+    messages = [{"role": "user", "content": long_prompt}]
+    usages = []
+    while True:
+        msg = create(client, tools=[WEATHER_TOOL], messages=messages, cache_control={"type": "ephemeral"})
+        usages.append(msg.usage)
+        if msg.stop_reason != "tool_use":
+            break
+        messages += [{"role": "assistant", "content": msg.content},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": msg.content[0].id, "content": "95F"}]}]
+    assert usages[0].cache_read_input_tokens == 0 and usages[0].cache_creation_input_tokens > 0
+    for before, after in zip(usages, usages[1:]):
+        assert after.cache_read_input_tokens == before.cache_read_input_tokens + before.cache_creation_input_tokens
+        assert after.cache_creation_input_tokens > 0
+
+
+def test_short_prefixes_are_not_cached():
+    msg = create(agentlab.fake_client(scenario("nocache", text("Hi."))), cache_control={"type": "ephemeral"})
+    assert msg.usage.cache_creation_input_tokens == 0 and msg.usage.cache_read_input_tokens == 0

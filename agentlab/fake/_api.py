@@ -20,7 +20,9 @@ from typing import Any
 
 import httpx2
 
+from .._i18n import language
 from ..errors import RunawayLoop
+from ._cache import PromptCache
 from ._context import ApiError, RequestContext
 from ._ids import IdFactory
 from ._journal import Exchange, Journal
@@ -32,6 +34,12 @@ from ._sse import encode_events, error_event, message_events
 from ._thinking import ThinkingLedger
 
 __all__ = ["FakeAPI", "THREADS_BETA"]
+
+_RUNAWAY_HINT = {
+    "en": "Branch on stop_reason, append the assistant turn and the tool results, and keep a step cap as a safety net.",
+    "es": "Ramifica sobre stop_reason, añade el turno del asistente y los resultados de herramientas, y mantén "
+          "un límite de pasos como red de seguridad.",
+}
 
 THREADS_BETA = "message-threads-2026-08-12"
 """The beta the SDK's threads (and so its tool runner) use: ``thread: {"type": "create"}`` /
@@ -55,6 +63,7 @@ class FakeAPI:
         self.scenario = scenario
         self.ids = IdFactory(scenario.name)
         self.ledger = ThinkingLedger()
+        self.cache = PromptCache()
         self.journal = Journal(scenario=scenario.name)
         self.runaway_after = scenario.runaway_after if runaway_after is None else runaway_after
         self._threads: dict[str, dict[str, Any]] = {}
@@ -108,9 +117,7 @@ class FakeAPI:
         if steps > self.request_limit:
             exchange.status, exchange.rule = 0, "runaway"
             exchange.error = {"type": "runaway_loop", "message": "RunawayLoop raised"}
-            raise RunawayLoop(self.scenario.name, steps, self.request_limit,
-                              "Branch on stop_reason, append the assistant turn and the tool results, "
-                              "and keep a step cap as a safety net.")
+            raise RunawayLoop(self.scenario.name, steps, self.request_limit, _RUNAWAY_HINT[language()])
 
         messages = exchange.messages
         # The SDK serialises the same request to the same bytes; a threaded request is compared
@@ -142,7 +149,8 @@ class FakeAPI:
                         headers={"retry-after-ms": "1", "x-should-retry": "true"}))
                 stream_fault = True
 
-        generated = generate(reply, ctx, ids=self.ids, input_tokens=ctx.input_tokens)
+        uncached, written, read = self.cache.apply(full, ctx.input_tokens)
+        generated = generate(reply, ctx, ids=self.ids, input_tokens=uncached, cache_creation=written, cache_read=read)
         message = generated.message
         self.ledger.record(message["content"])
         exchange.response = message
