@@ -4,6 +4,8 @@
     python3 tasks.py lab     set up, then open the course in JupyterLab
     python3 tasks.py test    set up, then run the whole test suite (tests + notebooks)
     python3 tasks.py setup   set up only
+    python3 tasks.py notebooks  set up, then re-run every notebook and store its outputs
+                             (for course authors, after changing a lesson or the fake)
     python3 tasks.py clean   remove .venv, caches and build artefacts
 
 "Set up" means: create `.venv` with `python -m venv` if it is missing, upgrade pip in it,
@@ -154,6 +156,18 @@ def cmd_test(args: list[str]) -> int:
     return handoff([str(python), "-m", "pytest", *PYTEST_NBVAL, *paths, *args])
 
 
+def cmd_notebooks(args: list[str]) -> int:
+    """Execute each notebook (or those named) in place, so the stored outputs nbval compares are
+    the ones the current code prints."""
+    python = setup()
+    names = [a for a in args if a.endswith(".ipynb")] or sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
+    for name in names:
+        run([str(python), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", name])
+    return 0
+
+
 def cmd_setup(args: list[str]) -> int:
     setup()
     return 0
@@ -172,7 +186,7 @@ def cmd_clean(args: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"lab": cmd_lab, "test": cmd_test, "setup": cmd_setup, "clean": cmd_clean}
+COMMANDS = {"lab": cmd_lab, "test": cmd_test, "notebooks": cmd_notebooks, "setup": cmd_setup, "clean": cmd_clean}
 
 
 def main(argv: list[str]) -> int:
