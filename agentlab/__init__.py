@@ -25,6 +25,7 @@ __all__ = [
     "cost_usd",
     "fake_async_client",
     "fake_client",
+    "grade",
     "journal",
     "live_mode",
     "scenarios",
@@ -39,6 +40,7 @@ _LAZY = {
     "scenarios": "agentlab.fake._catalogue",
     "Scenario": "agentlab.fake._scenario",
     "cost_usd": "agentlab.fake._models",
+    "grade": "agentlab.grader",
 }
 
 

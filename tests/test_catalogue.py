@@ -37,7 +37,7 @@ REQUIRED = (
     "refusal", "max_tokens_text", "max_tokens_tool_use", "stop_sequence", "context_window",
     "thinking", "long_task", "stuck_model",
 )
-NEVER_ENDS = {"stuck_model"}
+NEVER_ENDS = {"stuck_model", "persistent_tool_errors"}
 
 SEED_000_TOOL = {  # seed 000's get_weather: the property is "location", not "city"
     "name": "get_weather",

@@ -15,6 +15,7 @@ can be made with ``max_retries=0``.
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from typing import Any
 
@@ -70,6 +71,13 @@ class FakeAPI:
         self._fault_attempts: Counter[tuple[int, str]] = Counter()
         self._seen: dict[bytes | str, int] = {}
         self._steps = 0
+        self._parked: threading.Event | None = None
+
+    def park_requests(self) -> None:
+        """From now on, any request blocks its thread forever. The grader calls this on a loop it
+        could not stop (one that swallows even ``BaseException``), so the abandoned daemon thread
+        sleeps instead of spinning."""
+        self._parked = threading.Event()
 
     @property
     def request_limit(self) -> int:
@@ -79,6 +87,8 @@ class FakeAPI:
     # ---------------------------------------------------------------------------------------
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """Answer one request (the transport calls this). Raises only :class:`RunawayLoop`."""
+        if self._parked is not None:
+            self._parked.wait()  # never set: the thread sleeps until the process ends
         headers = {k.lower(): v for k, v in request.headers.items()}
         attempt = int(headers.get("x-stainless-retry-count", "0") or 0)
         endpoint, body, error = validate_http(request.url.path, request.method, headers, request.content)
@@ -98,6 +108,8 @@ class FakeAPI:
         full, error = self._expand_thread(body)
         if error is not None:
             return self._error(exchange, error)
+        if self.scenario.thinking_default is not None and "thinking" not in full:
+            full = {**full, "thinking": dict(self.scenario.thinking_default)}
         exchange.messages = full.get("messages") if isinstance(full.get("messages"), list) else []
         ctx = RequestContext(endpoint=endpoint, body=full, headers=headers,
                              options=self.scenario.validation, ledger=self.ledger)

@@ -44,6 +44,8 @@ The table, in order::
     chained_tools        the second call's input comes from the first call's result
     overloaded           HTTP 529 twice before the first reply: the SDK's own retries absorb it
     stream_error         an error event in the middle of the first streamed reply
+    says_done            a tool call narrated with "DONE"/"Final answer": only stop_reason decides
+    persistent_tool_errors  a tool that always fails and a model that never gives up
 """
 
 from __future__ import annotations
@@ -908,6 +910,58 @@ def _stream_error_policy(turn: Turn) -> Reply:
 
 
 # ----------------------------------------------------------------------------------------------
+# says_done: the text announces the end while the model still calls a tool
+# ----------------------------------------------------------------------------------------------
+
+SAYS_DONE_TEXT = "DONE with the plan. Final answer right after I check the forecast."
+"""Narration that sounds final, sent WITH a tool call (stop_reason tool_use)."""
+
+
+def _says_done_policy(turn: Turn) -> Reply:
+    """Seed 002's exchange, but the tool call comes with narration full of "done" words, and the
+    real answer (end_turn) has none of them: only stop_reason says when the task is over."""
+    base = _weather_policy(turn)
+    if any(b.get("type") == "tool_use" for b in base.content):
+        call = next(b for b in base.content if b.get("type") == "tool_use")
+        return tool_use(call["name"], call["input"], text=SAYS_DONE_TEXT)
+    return base
+
+
+# ----------------------------------------------------------------------------------------------
+# persistent_tool_errors: a tool that always fails and a model that keeps retrying it
+# ----------------------------------------------------------------------------------------------
+
+REPORT_TOOL: dict[str, Any] = {
+    "name": "fetch_report",
+    "description": "Fetch the monthly sales report for a region.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"region": {"type": "string", "description": "Sales region, e.g. EMEA"},
+                       "attempt": {"type": "integer", "description": "Attempt number"}},
+        "required": ["region"],
+    },
+}
+
+
+def _run_report(name: str, tool_input: dict) -> str:
+    """``fetch_report`` always fails: the report service is down."""
+    if name == "fetch_report":
+        raise ConnectionError("report service unavailable (503)")
+    raise _unknown(name)
+
+
+def _persistent_policy(turn: Turn) -> Reply:
+    """Keep retrying ``fetch_report`` whatever the errors say: the model never gives up, so only
+    the loop's bound on consecutive tool errors (seed 001: 3) ends it."""
+    tool = _find_tool(turn, "fetch_report", ("report",))
+    if tool is None:
+        return _no_tool("fetch the report")
+    attempt = len(_calls(turn)) + 1
+    narration = "Let me try again." if attempt > 1 else None
+    return tool_use(tool["name"], {"region": "EMEA", "attempt": attempt}, text=narration)
+
+
+# ----------------------------------------------------------------------------------------------
 # The table
 # ----------------------------------------------------------------------------------------------
 
@@ -1096,6 +1150,29 @@ def _table() -> list[Scenario]:
             description_es="HTTP 529 overloaded_error dos veces antes de la primera respuesta; los reintentos del propio SDK (max_retries=2) lo absorben.",
             policy=_overloaded_policy,
             needed_requests=4,
+        ),
+        _weather(
+            name="says_done",
+            description="The tool call comes with narration saying \"DONE\" and \"Final answer\"; only stop_reason says the task is over.",
+            description_es="La llamada a la herramienta llega con texto que dice \"DONE\" y \"Final answer\"; solo stop_reason dice cuándo acabó la tarea.",
+            policy=_says_done_policy,
+            needed_requests=2,
+            extra={"answer_contains": "95F", "stop_reasons": ("tool_use", "end_turn"), "stop_reason": "end_turn"},
+        ),
+        Scenario(
+            name="persistent_tool_errors",
+            description="fetch_report always fails and the model keeps retrying: only a bound on consecutive tool errors stops it.",
+            description_es="fetch_report falla siempre y el modelo reintenta sin parar: solo un límite de errores seguidos lo detiene.",
+            prompt="Get me the EMEA sales report for this month.",
+            tools=(REPORT_TOOL,),
+            model="claude-sonnet-5",
+            max_tokens=1024,
+            policy=_persistent_policy,
+            run_tool=_run_report,
+            needed_requests=4,
+            runaway_after=40,
+            extra={"stop_reason": "tool_use", "give_up_after": None,
+                   "stop_reasons": ("tool_use", "tool_use", "tool_use")},  # a loop that stops after 3 error turns
         ),
         _weather(
             name="stream_error",

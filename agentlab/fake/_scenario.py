@@ -146,6 +146,9 @@ class Scenario:
     """Requests a correct loop makes (default: ``len(replies)`` plus injected faults)."""
     runaway_after: int = 20
     """``agentlab.RunawayLoop`` is raised on the request that goes this many past ``needed_requests``."""
+    thinking_default: dict[str, Any] | None = None
+    """The ``thinking`` the model applies when a request omits it (model-dependent on the real
+    API, reference 3.3), e.g. ``{"type": "adaptive"}``; None: no thinking unless asked."""
     validation: ValidationOptions = field(default_factory=ValidationOptions)
     """Contested-rule switches and a context-window override."""
     extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,125 @@
+"""agentlab.grader: runs a learner's agent loop on the conformance cases and names the fault.
+
+::
+
+    report = agentlab.grade(agent_loop)                  # every case
+    report = agentlab.grade(agent_loop, only=["pause_turn"])
+    report.passed
+    for case in report.cases: case.name, case.passed, case.diagnosis, case.explanation
+    report.to_dict()
+
+The loop has the seeds' shape with the client and tools passed in:
+``agent_loop(client, prompt: str, tools: list[dict], run_tool) -> str`` (``async def`` works
+too: it gets an ``AsyncAnthropic``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import anthropic
+
+from ..errors import RunawayLoop
+from ._cases import CASE_NAMES, CASES, Case, get_case
+from ._detect import DETECTORS, ERROR_RUN_LIMIT, FINDINGS, Finding, detect_all
+from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
+from ._report import CaseResult, Report, resolve_lang, verdict
+
+__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "grade", "get_case", "judge"]
+
+
+def _ev(en: str, es: str) -> dict[str, str]:
+    return {"en": en, "es": es}
+
+
+def _error_streak(run: CaseRun) -> int:
+    streak = longest = 0
+    for e in run.journal.steps:
+        last = e.messages[-1] if e.messages else None
+        content = last.get("content") if isinstance(last, dict) and last.get("role") == "user" else None
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+        streak = streak + 1 if results and all(b.get("is_error") for b in results) else 0
+        longest = max(longest, streak)
+    return longest
+
+
+def judge(run: CaseRun, lang: str = "en") -> CaseResult:
+    """The verdict on one run: detectors first, then what the case expects of the outcome."""
+    findings = detect_all(run)
+    note: dict[str, str] | None = None
+    exc = run.exception
+    if run.unstoppable:
+        findings.insert(0, Finding("unstoppable", _ev(
+            "The loop ran past its time limit and swallowed every attempt to stop it (it catches BaseException).",
+            "El bucle superó su tiempo límite y se tragó cada intento de detenerlo (captura BaseException).")))
+    elif run.timed_out and not findings:
+        findings.append(Finding("timeout", _ev(
+            f"The loop was still running after {run.case.time_limit:g} s without calling the API to finish.",
+            f"El bucle seguía en marcha tras {run.case.time_limit:g} s sin llamar a la API para terminar.")))
+    if findings:
+        return verdict(run, findings, None, lang)
+
+    last = next((e for e in reversed(run.journal.steps) if e.ok), None)
+    if exc is not None and not isinstance(exc, (RunawayLoop, CaseTimeout)):
+        if isinstance(exc, anthropic.APIStatusError) and run.journal.errors:
+            error = run.journal.errors[-1]
+            return verdict(run, [Finding("api-error", _ev(
+                f"Step {error.step} got HTTP {error.status} {error.error.get('type')}.",
+                f"El paso {error.step} recibió HTTP {error.status} {error.error.get('type')}."),
+                step=error.step, api_error=error.error.get("message"))], None, lang)
+        if run.case.expect == "stop":
+            pass  # stopping loudly is what the case wants
+        elif run.case.long_task and last is not None and last.stop_reason == "tool_use":
+            note = _ev(f"Your loop stopped with {type(exc).__name__} after {len(run.journal.steps)} requests, before the task "
+                       "ended: fine as a safety net, but the cap is lower than this task needs.",
+                       f"Tu bucle paró con {type(exc).__name__} tras {len(run.journal.steps)} peticiones, antes de que la "
+                       "tarea acabara: bien como red de seguridad, pero el tope es menor que lo que pide esta tarea.")
+        elif last is not None and last.stop_reason == "max_tokens":
+            note = _ev("Your loop raised on max_tokens, which is accepted; retrying with a larger max_tokens would have finished the task.",
+                       "Tu bucle lanzó una excepción en max_tokens, lo que se acepta; reintentar con un max_tokens mayor habría terminado la tarea.")
+        else:
+            return verdict(run, [Finding("loop-raised", _ev(
+                f"The loop raised {type(exc).__name__}: {exc}",
+                f"El bucle lanzó {type(exc).__name__}: {exc}"))], None, lang)
+        return verdict(run, [], note, lang)
+
+    if run.returned is not NOT_RETURNED and not isinstance(run.returned, str):
+        return verdict(run, [Finding("returned-non-string", _ev(
+            f"The loop returned {type(run.returned).__name__} {run.returned!r:.80}.",
+            f"El bucle devolvió {type(run.returned).__name__} {run.returned!r:.80}."))], None, lang)
+    if run.case.expect == "finish" and run.case.answer_contains and run.case.answer_contains not in run.returned:
+        return verdict(run, [Finding("wrong-answer", _ev(
+            f"The loop returned {run.returned!r:.120}, which is not the final answer (it should mention {run.case.answer_contains!r}).",
+            f"El bucle devolvió {run.returned!r:.120}, que no es la respuesta final (debería mencionar {run.case.answer_contains!r})."))],
+            None, lang)
+    streak = _error_streak(run)
+    if run.case.name == "persistent_tool_errors" and 3 < streak < ERROR_RUN_LIMIT:
+        note = _ev(f"Your loop sent {streak} failing results in a row before stopping; seed 001 suggests stopping after 3.",
+                   f"Tu bucle envió {streak} resultados con error seguidos antes de parar; la semilla 001 sugiere parar tras 3.")
+    return verdict(run, [], note, lang)
+
+
+def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: str | None = None,
+          time_limit: float | None = None) -> Report:
+    """Run ``loop`` on the conformance cases and return a :class:`Report`.
+
+    Args:
+        loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``).
+        only: case names to run (default: all, in order; see ``CASE_NAMES``).
+        lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
+        time_limit: seconds per case before the loop is stopped (default: each case's, 10 s).
+
+    Returns:
+        The report; ``report.passed`` is True when every case passed.
+
+    Raises:
+        TypeError: when ``loop`` is not callable.
+        KeyError: for an unknown case name in ``only`` (the message lists the names).
+        ValueError: for an unsupported ``lang``.
+    """
+    if not callable(loop):
+        raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
+    lang = resolve_lang(lang)
+    cases = list(CASES) if only is None else [get_case(name) for name in ([only] if isinstance(only, str) else only)]
+    results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
+    return Report(cases=results, lang=lang, loop_name=getattr(loop, "__name__", "agent_loop"))

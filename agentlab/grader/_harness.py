@@ -1,0 +1,139 @@
+"""Running a learner's loop on one case, safely.
+
+The loop runs in a worker thread on a fresh fake client, with a spy ``run_tool`` that records
+every call. The kernel never hangs:
+
+- a loop that keeps calling the API gets :class:`agentlab.RunawayLoop` from the fake;
+- a loop that runs past the case's time limit gets :class:`CaseTimeout` raised inside it
+  (``PyThreadState_SetAsyncExc``; both derive from ``BaseException``);
+- a loop that swallows even those is abandoned: the fake then parks any further request of
+  that thread forever (a daemon thread, so it costs no CPU and does not keep Python alive),
+  and the case is reported as one that could not be stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import ctypes
+import inspect
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .._client import fake_api, fake_async_client, fake_client
+from ..errors import RunawayLoop
+from ..fake._journal import Journal
+from ._cases import Case
+
+__all__ = ["CaseTimeout", "ToolCall", "CaseRun", "run_case", "NOT_RETURNED"]
+
+NOT_RETURNED = object()
+"""Marks a loop that did not return (it raised, or was stopped)."""
+
+
+class CaseTimeout(BaseException):
+    """Raised inside a loop that ran past its case's time limit."""
+
+
+@dataclass
+class ToolCall:
+    """One call the loop made to ``run_tool``."""
+
+    step: int | None
+    """The step whose response the loop was acting on (the last step answered), None before any."""
+    name: Any
+    input: Any
+    result: Any = None
+    error: BaseException | None = None
+
+
+@dataclass
+class CaseRun:
+    """What happened when a loop ran on a case."""
+
+    case: Case
+    journal: Journal
+    calls: list[ToolCall] = field(default_factory=list)
+    returned: Any = NOT_RETURNED
+    exception: BaseException | None = None
+    timed_out: bool = False
+    unstoppable: bool = False
+    elapsed: float = 0.0
+    """Seconds of wall time (not part of any printed output)."""
+
+    @property
+    def runaway(self) -> bool:
+        """Whether the fake raised RunawayLoop into the loop."""
+        return isinstance(self.exception, RunawayLoop) or any(e.rule == "runaway" for e in self.journal)
+
+
+def _spy(case: Case, journal: Journal, calls: list[ToolCall]) -> Callable[[str, dict], Any]:
+    real = case.scenario.run_tool
+
+    def run_tool(name: str, tool_input: dict) -> Any:
+        answered = [e.step for e in journal.steps if e.ok]
+        call = ToolCall(step=answered[-1] if answered else None, name=name, input=copy.deepcopy(tool_input))
+        calls.append(call)
+        try:
+            call.result = real(name, tool_input) if real else ""
+        except Exception as exc:
+            call.error = exc
+            raise
+        return call.result
+
+    return run_tool
+
+
+def _inject(thread: threading.Thread, exc_type: type[BaseException]) -> None:
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type))
+
+
+def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None = None) -> CaseRun:
+    """Run ``loop(client, prompt, tools, run_tool)`` on ``case`` and record everything.
+
+    Args:
+        loop: the learner's loop; a coroutine function gets an ``AsyncAnthropic``.
+        case: the case to run.
+        time_limit: seconds before the loop is stopped (default: the case's).
+
+    Returns:
+        A :class:`CaseRun`. Never raises for anything the loop does.
+    """
+    is_async = inspect.iscoroutinefunction(loop)
+    client = (fake_async_client if is_async else fake_client)(case.scenario)
+    api = fake_api(client)
+    run = CaseRun(case=case, journal=api.journal)
+    tools = copy.deepcopy(list(case.scenario.tools))
+    run_tool = _spy(case, api.journal, run.calls)
+
+    def target() -> None:
+        try:
+            if is_async:
+                run.returned = asyncio.run(loop(client, case.scenario.prompt, tools, run_tool))
+            else:
+                run.returned = loop(client, case.scenario.prompt, tools, run_tool)
+        except BaseException as exc:  # noqa: BLE001 - everything the loop does is reported
+            run.exception = exc
+
+    limit = case.time_limit if time_limit is None else time_limit
+    worker = threading.Thread(target=target, name=f"agentlab-grade-{case.name}", daemon=True)
+    start = time.perf_counter()
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive():
+        run.timed_out = True
+        for _ in range(5):
+            _inject(worker, CaseTimeout)
+            worker.join(0.2)
+            if not worker.is_alive():
+                break
+        if worker.is_alive():
+            run.unstoppable = True
+            api.park_requests()
+    run.elapsed = time.perf_counter() - start
+    if isinstance(run.exception, CaseTimeout):
+        run.returned = NOT_RETURNED
+    return run
