@@ -1,0 +1,58 @@
+"""agentlab.loops: the reference agent loop, and (in ``specimens``) one loop per anti-pattern.
+
+::
+
+    from agentlab.loops import agent_loop, run_agent, Guardrails
+    result = run_agent(client, prompt, tools, run_tool, guardrails=Guardrails(max_steps=10))
+    result.stopped_because, result.explanation()
+
+``SPECIMENS`` loads on first use from ``agentlab.loops.specimens``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from .reference import (
+    STEP_FOR_STOP_REASON,
+    Guardrails,
+    LoopError,
+    LoopStopped,
+    RunResult,
+    Step,
+    StoppedBecause,
+    ToolCall,
+    TurnTrace,
+    aagent_loop,
+    agent_loop,
+    arun_agent,
+    refusal_message,
+    run_agent,
+)
+
+__all__ = [
+    "Guardrails",
+    "LoopError",
+    "LoopStopped",
+    "RunResult",
+    "SPECIMENS",
+    "STEP_FOR_STOP_REASON",
+    "Step",
+    "StoppedBecause",
+    "ToolCall",
+    "TurnTrace",
+    "aagent_loop",
+    "agent_loop",
+    "arun_agent",
+    "refusal_message",
+    "run_agent",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SPECIMENS":
+        value = import_module(".specimens", __name__).SPECIMENS
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'agentlab.loops' has no attribute {name!r}")
