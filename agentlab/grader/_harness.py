@@ -29,6 +29,10 @@ from ._cases import Case
 
 __all__ = ["CaseTimeout", "ToolCall", "CaseRun", "run_case", "NOT_RETURNED"]
 
+RUNAWAY_MARGIN = 35
+"""Requests past what a case needs before the fake raises RunawayLoop: above the seeds' 10-30
+step caps, so a loop's own safety net always trips first and counts as one."""
+
 NOT_RETURNED = object()
 """Marks a loop that did not return (it raised, or was stopped)."""
 
@@ -103,7 +107,8 @@ def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None =
         A :class:`CaseRun`. Never raises for anything the loop does.
     """
     is_async = inspect.iscoroutinefunction(loop)
-    client = (fake_async_client if is_async else fake_client)(case.scenario)
+    client = (fake_async_client if is_async else fake_client)(
+        case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
     api = fake_api(client)
     run = CaseRun(case=case, journal=api.journal)
     tools = copy.deepcopy(list(case.scenario.tools))
