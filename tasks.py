@@ -165,7 +165,19 @@ def cmd_notebooks(args: list[str]) -> int:
     )
     for name in names:
         run([str(python), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", name])
+        strip_run_metadata(ROOT / name)
     return 0
+
+
+def strip_run_metadata(path: Path) -> None:
+    """Drop what changes on every run but is not output (execution timestamps), so a re-run
+    notebook differs from the committed one only where its outputs changed."""
+    import json
+
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook.get("cells", []):
+        cell.get("metadata", {}).pop("execution", None)
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def cmd_setup(args: list[str]) -> int:

@@ -118,7 +118,14 @@ def fake_api(client: Any) -> "FakeAPI":
     try:
         return _APIS[client]
     except (KeyError, TypeError):
-        raise ValueError("this client was not made by agentlab.fake_client(); it has no journal") from None
+        pass
+    # A copy such as client.with_options(...) shares the fake's transport.
+    from .fake._transport import FakeTransport
+
+    transport = getattr(getattr(client, "_client", None), "_transport", None)
+    if isinstance(transport, FakeTransport):
+        return transport.api
+    raise ValueError("this client was not made by agentlab.fake_client(); it has no journal")
 
 
 def journal(client: Any) -> "Journal":

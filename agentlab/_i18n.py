@@ -36,11 +36,12 @@ def language(lang: str | None = None) -> str:
     """The language to use: ``lang`` if given, else the chosen one, else ``AGENTLAB_LANG``, else ``"en"``.
 
     Raises:
-        ValueError: when ``lang`` or ``AGENTLAB_LANG`` is not a supported language.
+        ValueError: when ``lang`` is not a supported language (an unsupported ``AGENTLAB_LANG``
+            falls back to English instead, so printing never fails).
     """
     if lang is not None:
         return _check(lang)
     if _chosen is not None:
         return _chosen
-    env = os.environ.get("AGENTLAB_LANG")
-    return _check(env) if env else "en"
+    env = (os.environ.get("AGENTLAB_LANG") or "").strip().lower()[:2]  # "es_ES", "ES" -> "es"
+    return env if env in LANGUAGES else "en"  # an unknown value never breaks printing

@@ -276,11 +276,11 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
               "Texto antes de los tool_result"),
         explanation=(
             "The user message that answers the tool calls starts with a text block and the tool_result "
-            "blocks come after it. The API wants the results first and returns 400: \"Did not find 1 "
-            "`tool_result` block(s) at the beginning of this message...\"",
+            "blocks come after it. The API wants the results first and returns 400: \"`tool_use` ids were "
+            "found without `tool_result` blocks immediately after...\"",
             "El mensaje user que responde a las llamadas empieza con un bloque text y los tool_result van "
-            "después. La API exige los resultados primero y devuelve 400: \"Did not find 1 `tool_result` "
-            "block(s) at the beginning of this message...\"",
+            "después. La API exige los resultados primero y devuelve 400: \"`tool_use` ids were found "
+            "without `tool_result` blocks immediately after...\"",
         ),
         fix=(
             "Put every tool_result block first in that user message; better still, send nothing but "

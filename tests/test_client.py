@@ -124,7 +124,8 @@ def test_language_setting(monkeypatch):
 def test_runaway_message_in_spanish(monkeypatch):
     monkeypatch.setattr(_i18n, "_chosen", "es")
     client = agentlab.fake_client("weather", runaway_after=0)
-    params = {"model": "claude-sonnet-5", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}]}
+    params = {"model": "claude-sonnet-5", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}],
+              "tools": list(agentlab.fake.get_scenario("weather").tools)}  # tool_use every time: never finished
     with pytest.raises(agentlab.RunawayLoop, match="bucle desbocado"):
         for _ in range(5):
             client.messages.create(**params)

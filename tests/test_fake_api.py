@@ -470,3 +470,41 @@ def test_automatic_caching_moves_forward_with_the_conversation():
 def test_short_prefixes_are_not_cached():
     msg = create(agentlab.fake_client(scenario("nocache", text("Hi."))), cache_control={"type": "ephemeral"})
     assert msg.usage.cache_creation_input_tokens == 0 and msg.usage.cache_read_input_tokens == 0
+
+
+def test_a_loop_that_retries_a_400_forever_meets_the_runaway_guard(tiny):
+    client = agentlab.fake_client(tiny)
+    bad = [*USER, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01X", "content": "95F"}]}]
+    sent = 0
+    with pytest.raises(agentlab.RunawayLoop):
+        while True:
+            sent += 1
+            try:
+                create(client, tools=[WEATHER_TOOL], messages=bad)
+            except Exception:  # noqa: BLE001 - the learner's catch-all retry
+                pass
+    assert sent == agentlab.fake.FakeAPI(tiny).request_limit + 1
+    assert len(agentlab.journal(client)) == sent  # the journal stops growing at the runaway
+
+
+def test_rerunning_a_finished_conversation_is_not_a_runaway(tiny):
+    client = agentlab.fake_client(tiny)
+    for _ in range(30):  # 60 requests on one client, each conversation finished with end_turn
+        assert seed_loop(client, tiny.prompt, [WEATHER_TOOL], tiny.run_tool) == "Wear shorts."
+
+
+def test_the_transcript_shows_a_fixed_history_not_only_new_messages(tiny):
+    client = agentlab.fake_client(tiny)
+    first = create(client, tools=[WEATHER_TOOL])
+    call = next(b for b in first.content if b.type == "tool_use")
+    results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "95F"}]}
+    with pytest.raises(anthropic.BadRequestError):
+        create(client, tools=[WEATHER_TOOL], messages=[*USER, results])  # forgot the assistant turn
+    create(client, tools=[WEATHER_TOOL], messages=[*USER, {"role": "assistant", "content": first.content}, results])
+    step2 = str(agentlab.journal(client)).split("step 2:")[1]
+    assert "sent messages.1 assistant" in step2 and "sent messages.2 user" in step2
+
+
+def test_journal_of_a_client_copy_is_the_same_journal(tiny):
+    client = agentlab.fake_client(tiny)
+    assert agentlab.journal(client.with_options(max_retries=0)) is agentlab.journal(client)

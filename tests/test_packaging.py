@@ -305,3 +305,14 @@ def test_readme_examples_run_on_the_fake(tmp_path):
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.strip(), "the plain-Python example printed nothing"
+
+
+def test_committed_notebooks_carry_outputs_but_no_run_timestamps():
+    import json
+
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+        assert any(c.get("outputs") for c in code), f"{path.name}: no stored outputs for nbval to compare"
+        assert not any("execution" in c.get("metadata", {}) for c in notebook["cells"]), (
+            f"{path.name}: run timestamps in cell metadata; re-run with `python3 tasks.py notebooks`")

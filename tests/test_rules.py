@@ -284,12 +284,12 @@ REJECTED = [
     # 17, 15, 16, 18, 19, 20: tool pairing
     reject("17", body(user("Hi"), assistant([tool_use("toolu_A"), tool_use("toolu_B")]),
                       user([text("Here you go"), tool_result("toolu_A"), tool_result("toolu_B")]), tools=[TOOL]),
-           "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
-           "`tool_use` blocks must begin with a matching number of `tool_result` blocks."),
+           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_A, toolu_B. "
+           "Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
     reject("17", body(user("Hi"), assistant([tool_use("toolu_A"), tool_use("toolu_B")]),
                       user([tool_result("toolu_A"), text("and"), tool_result("toolu_B")]), tools=[TOOL]),
-           "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
-           "`tool_use` blocks must begin with a matching number of `tool_result` blocks."),
+           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_B. "
+           "Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
     reject("15", body(user("Hi"), assistant([tool_use("toolu_A"), tool_use("toolu_B")]), user([tool_result("toolu_A")]),
                       tools=[TOOL]),
            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_B. Each "
@@ -765,3 +765,48 @@ def test_validate_http_never_raises(raw: bytes, path: str, method: str, headers:
     assert_well_formed(error, statuses=(400, 401, 404, 413))
     if error is None:
         assert isinstance(parsed, dict)
+
+
+def test_a_message_after_a_paused_server_tool_call_is_rejected():
+    from agentlab.fake._context import RequestContext, ValidationOptions
+    from agentlab.fake._rules import validate
+    from agentlab.fake._thinking import ThinkingLedger
+
+    paused = {"role": "assistant", "content": [
+        {"type": "text", "text": "Searching."},
+        {"type": "server_tool_use", "id": "srvtoolu_01X", "name": "web_search", "input": {"query": "q"}}]}
+    tools = [{"type": "web_search_20250305", "name": "web_search"}]
+
+    def check(messages):
+        return validate(RequestContext(endpoint="messages", body={
+            "model": "claude-sonnet-5", "max_tokens": 100, "tools": tools, "messages": messages},
+            headers={}, options=ValidationOptions(), ledger=ThinkingLedger()))
+
+    assert check([{"role": "user", "content": "Hi"}, paused]) is None  # the pause_turn continuation
+    error = check([{"role": "user", "content": "Hi"}, paused, {"role": "user", "content": "continue"}])
+    assert error.rule == "15" and error.message == (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: srvtoolu_01X. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    fabricated = check([{"role": "user", "content": "Hi"}, paused, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "srvtoolu_01X", "content": "made up"}]}])
+    assert fabricated.rule == "16"
+
+
+def test_thinking_replayed_to_another_model_is_rejected_in_the_open_turn():
+    import anthropic
+    import pytest as _pytest
+
+    import agentlab
+    from agentlab.fake import Scenario, text, thinking, tool_use
+
+    tool = {"name": "get_weather", "description": "d", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    sc = Scenario(name="replay", tools=(tool,), replies=(thinking("Check Austin.", tool_use("get_weather", {"city": "Austin"})), text("Hot.")))
+    client = agentlab.fake_client(sc)
+    params = {"max_tokens": 4096, "tools": [tool], "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    first = client.messages.create(model="claude-opus-4-7", messages=[{"role": "user", "content": "Hi"}], **params)
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": first.content},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "95F"}]}]
+    with _pytest.raises(anthropic.BadRequestError) as info:
+        client.messages.create(model="claude-sonnet-5", messages=history, **params)
+    assert info.value.body["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
+    assert client.messages.create(model="claude-opus-4-7", messages=history, **params).stop_reason == "end_turn"

@@ -1,8 +1,8 @@
 """Deterministic ids: ``msg_``, ``toolu_``, ``srvtoolu_`` and ``req_`` from counters.
 
 Real ids are a prefix plus 24 characters (reference 1.4). The fake derives those 24 characters
-from a hash of (seed, kind, counter), so the same scenario run gives the same ids, byte for byte,
-and ids from different runs or scenarios do not collide.
+from a hash of (seed, kind, counter), so every run of a scenario gives the same ids, byte for
+byte (two clients on one scenario issue the same ids), and different scenarios do not collide.
 """
 
 from __future__ import annotations

@@ -223,16 +223,19 @@ class Journal:
         return f"{head}: stop_reason={e.stop_reason}  {usage}  ${e.cost_usd:.6f}{repeat}"
 
     def _new_messages(self) -> Iterator[tuple[Exchange, list[tuple[int, Any, Any]]]]:
-        """Each exchange with the messages it sent that the previous step had not (all of them when
-        the conversation was not a continuation), as ``(index, role, content)``."""
-        shown = 0
+        """Each exchange with the messages it sent that differ from what the previous step sent:
+        the new ones at the end, and also any earlier message that was added, changed or removed
+        (a fixed loop, an edited turn), as ``(index, role, content)`` from the first difference."""
+        previous: list[Any] = []
         for e in self.exchanges:
             new: list[tuple[int, Any, Any]] = []
             if e.endpoint == "messages":
-                start = shown if shown <= len(e.messages) else 0
+                start = 0
+                while start < min(len(previous), len(e.messages)) and previous[start] == e.messages[start]:
+                    start += 1
                 for i, m in enumerate(e.messages[start:], start):
                     new.append((i, m.get("role") if isinstance(m, dict) else "?", m.get("content") if isinstance(m, dict) else m))
-                shown = len(e.messages)
+                previous = e.messages
             yield e, new
 
     def to_text(self, *, show_messages: bool = True, lang: str | None = None) -> str:

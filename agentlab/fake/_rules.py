@@ -727,11 +727,14 @@ def _check_results_first(ctx: RequestContext) -> Params | None:
     for i, ids, answer in _tool_turns(ctx):
         if _role(answer) != "user":
             continue
-        kinds = [_btype(b) for b in _blocks(answer)]
+        blocks = _blocks(answer)
+        kinds = [_btype(b) for b in blocks]
         if "tool_result" in kinds:
             last_result = len(kinds) - 1 - kinds[::-1].index("tool_result")
             if any(kind != "tool_result" for kind in kinds[:last_result]):
-                return {"index": i + 1, "count": len(ids)}
+                first_other = next(k for k, kind in enumerate(kinds) if kind != "tool_result")
+                leading = {str(b.get("tool_use_id")) for b in blocks[:first_other] if isinstance(b, dict)}
+                return {"index": i, "ids": ", ".join(tool_id for tool_id in ids if tool_id not in leading)}
     return None
 
 
@@ -742,6 +745,21 @@ def _check_tool_use_answered(ctx: RequestContext) -> Params | None:
             continue
         answered = set(_tool_result_ids(answer)) if _role(answer) == "user" else set()
         missing = [tool_id for tool_id in ids if tool_id not in answered]
+        if missing:
+            return {"index": i, "ids": ", ".join(missing)}
+    # A paused server tool call (pause_turn) has no result yet: the turn must go back as the last
+    # message. Anything after it (a "continue" user message) leaves the call unanswered
+    # (reference 3.2 rule 1, [3P]). With client calls in the same turn the server tool runs when
+    # their results arrive (reference section 2), so that case is not an error.
+    index = _index(ctx)
+    for i in sorted({i for i, _j, _b in index.of_type("server_tool_use") if index.roles[i] == "assistant"}):
+        if i == len(messages) - 1 or _tool_use_ids(messages[i]):
+            continue
+        blocks = _blocks(messages[i])
+        results = {str(b.get("tool_use_id")) for b in blocks if _is_server_block(b) and _btype(b) != "server_tool_use"}
+        missing = [str(b.get("id")) for b in blocks if _btype(b) == "server_tool_use" and str(b.get("id")) not in results]
+        if set(missing) & set(_tool_result_ids(messages[i + 1])):
+            continue  # a made-up tool_result for the server call: rule 16 names that block
         if missing:
             return {"index": i, "ids": ", ".join(missing)}
     return None
@@ -836,8 +854,9 @@ def _check_signatures(ctx: RequestContext) -> Params | None:
     for i, j, block in index.of_type(*_THINKING_BLOCKS):
         if index.roles[i] != "assistant" or ctx.ledger.verify(model_id, block):
             continue
-        if i == latest and ctx.ledger.issued(block):
+        if i == latest and ctx.ledger.issued(block) and ctx.ledger.key(block) not in (ctx.ledger.original_sequence(block) or ()):
             continue  # an issued block with edited text in the open turn's message: rule 29
+        # unchanged but signed for another model (a replay): rule 28, as in earlier turns
         return {"index": i, "block": j}
     return None
 
@@ -1018,9 +1037,11 @@ RULES: tuple[Rule, ...] = (
     _rule("14", 400, "final assistant content cannot end with trailing whitespace",
           f"{_REF} 14; reference 3.2 rule 10 [OBS quoted in public code]", _check_prefill_whitespace,
           "The prefill's final text ends with whitespace."),
-    _rule("17", 400, "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this message. "
-                     "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.",
-          f"{_REF} 17; reference 3.2 rules 1, 3; https://github.com/apify/tester-mcp-client/issues/12",
+    _rule("17", 400, "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+          f"{_REF} 17 (best approximation: the rule-15 text; the older API said \"Did not find K `tool_result` "
+          "block(s) at the beginning of this message\"); reference 3.2 rules 1, 3; "
+          "https://github.com/apify/tester-mcp-client/issues/12",
           _check_results_first, "Another block before the last tool_result of the answering user message."),
     _rule("15", 400, "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: "
                      "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",

@@ -228,7 +228,7 @@ def split_tool_results(run: CaseRun) -> Finding | None:
 
 def missing_tool_result(run: CaseRun) -> Finding | None:
     found = _rule15(run)
-    if found is None or not found[3] or split_tool_results(run) is not None:
+    if found is None or not found[3] or split_tool_results(run) is not None or "srvtoolu_" in found[0].error["message"]:
         return None
     e, index, _, _ = found
     return Finding("missing-tool-result", _ev(
@@ -368,6 +368,13 @@ def unhandled_stop_reason(run: CaseRun) -> Finding | None:
 
 
 def ignores_pause_turn(run: CaseRun) -> Finding | None:
+    paused = _rule15(run)
+    if paused is not None and "srvtoolu_" in paused[0].error["message"]:
+        e, index, _, following = paused
+        return Finding("ignores-pause-turn", _ev(
+            f"At step {e.step} a message was added after the paused turn messages.{index} (pause_turn): it must go back unchanged, as the last message.",
+            f"En el paso {e.step} se añadió un mensaje después del turno pausado messages.{index} (pause_turn): debe volver sin cambios, como último mensaje."),
+            step=e.step, api_error=e.error["message"])
     found = _after(run, "pause_turn")
     if found is None:
         return None
