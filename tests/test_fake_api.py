@@ -17,7 +17,6 @@ from agentlab.fake import (
     ValidationOptions,
     fault,
     refusal,
-    reply,
     server_tool_use,
     stream_error,
     text,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-import agentlab
 from agentlab import antipatterns
 from agentlab.grader import CASE_NAMES, CASES, grade
 from agentlab.grader._detect import DETECTORS, FINDINGS

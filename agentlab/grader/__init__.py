@@ -21,7 +21,7 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import DETECTORS, ERROR_RUN_LIMIT, FINDINGS, Finding, detect_all
+from ._detect import ERROR_RUN_LIMIT, Finding, detect_all
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
 

@@ -12,12 +12,11 @@ return, a wrong answer) use the grader's own finding tags in :data:`FINDINGS`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import RunawayLoop
 from ..fake._journal import Exchange
-from ._harness import NOT_RETURNED, CaseRun, CaseTimeout
+from ._harness import NOT_RETURNED, CaseRun
 
 __all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT"]
 

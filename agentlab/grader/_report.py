@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._i18n import language
-from ._cases import Case
 from ._detect import FINDINGS, Finding
 from ._harness import NOT_RETURNED, CaseRun
 
