@@ -5,6 +5,7 @@ Learners run real ``anthropic`` SDK code against a deterministic fake of the API
     import agentlab
     client = agentlab.fake_client("weather")      # a real anthropic.Anthropic on the fake
     agentlab.journal(client)                      # every request and reply, as a transcript
+    agentlab.quiz(topic="stop_reasons")           # a quiz in Jupyter (ipywidgets, loaded on first use)
 
 Heavy modules (the SDK, the fake) load on first use, so ``import agentlab`` stays light.
 """
@@ -28,6 +29,7 @@ __all__ = [
     "grade",
     "journal",
     "live_mode",
+    "quiz",
     "scenarios",
 ]
 
@@ -45,6 +47,8 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "quiz":  # the quiz package (callable: agentlab.quiz(...) opens the Jupyter front end)
+        return import_module("agentlab.quiz")
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value

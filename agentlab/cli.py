@@ -2,7 +2,11 @@
 
 - ``agentlab scenarios [--lang es] [--json]`` lists the built-in scenarios of the fake;
 - ``agentlab grade FILE[:FUNCTION] [--json] [--lang es] [--only CASE,...]`` grades a loop and
-  exits 0 when every case passes, 1 otherwise, 2 when the file or function cannot be loaded.
+  exits 0 when every case passes, 1 otherwise, 2 when the file or function cannot be loaded;
+- ``agentlab quiz [--topic T] [--lang es] [--exam] [--n N] [--seed S] [--user NAME]`` runs a quiz
+  in the terminal, reading the answers from stdin (``agentlab.quiz.terminal``); with
+  ``--export handout|key [--format md|html] [--output FILE]`` it writes a printable handout or
+  answer key instead. Exits 0, or 2 for an unknown topic or a broken bank.
 """
 
 from __future__ import annotations
@@ -27,6 +31,21 @@ TEXT = {
         "no_file": "no such file: {path}",
         "no_function": "{path} has no function {name!r}; functions found: {found}",
         "load_error": "could not load {path}: {error}",
+        "quiz_help": "quiz yourself in the terminal, or export a handout or answer key",
+        "topic_help": "topic id, or several separated by commas (default: every topic)",
+        "exam_help": "exam mode: questions by topic weights, a pass mark, score by topic and a final review",
+        "n_help": "number of questions (default: 10 in practice, 20 in an exam)",
+        "seed_help": "the same seed gives the same questions in the same order (default: random)",
+        "user_help": "whose progress to record (default: your OS user name)",
+        "time_limit_help": "exam time limit in minutes (default: none)",
+        "pass_mark_help": "exam pass mark, a fraction between 0 and 1 (default: 0.7)",
+        "review_help": "practise the questions due for review (spaced repetition of your mistakes)",
+        "export_help": "write a printable handout (questions) or answer key instead of quizzing",
+        "format_help": "export format: md (Markdown) or html (default: md)",
+        "output_help": "export to this file instead of stdout",
+        "export_only": "{flags} only make sense with --export",
+        "wrote": "wrote {path}",
+        "bank_error": "the question bank has problems:",
     },
     "es": {
         "description": "agentlab: curso práctico del bucle agéntico de la Messages API de Anthropic.",
@@ -40,6 +59,21 @@ TEXT = {
         "no_file": "no existe el archivo: {path}",
         "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
         "load_error": "no se pudo cargar {path}: {error}",
+        "quiz_help": "ponte a prueba en la terminal, o exporta un cuestionario o sus soluciones",
+        "topic_help": "id del tema, o varios separados por comas (por defecto: todos)",
+        "exam_help": "modo examen: preguntas según el peso de cada tema, nota de corte, puntuación por tema y repaso final",
+        "n_help": "número de preguntas (por defecto: 10 en práctica, 20 en examen)",
+        "seed_help": "la misma semilla da las mismas preguntas en el mismo orden (por defecto: al azar)",
+        "user_help": "de quién es el progreso que se guarda (por defecto: tu usuario del sistema)",
+        "time_limit_help": "tiempo límite del examen en minutos (por defecto: sin límite)",
+        "pass_mark_help": "nota de corte del examen, una fracción entre 0 y 1 (por defecto: 0.7)",
+        "review_help": "practica las preguntas pendientes de repaso (repetición espaciada de tus errores)",
+        "export_help": "escribe un cuestionario imprimible (preguntas) o sus soluciones en lugar de preguntar",
+        "format_help": "formato de exportación: md (Markdown) o html (por defecto: md)",
+        "output_help": "exporta a este archivo en lugar de a la salida estándar",
+        "export_only": "{flags} solo tiene sentido con --export",
+        "wrote": "escrito {path}",
+        "bank_error": "el banco de preguntas tiene problemas:",
     },
 }
 
@@ -57,7 +91,27 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     grade.add_argument("--json", action="store_true", help=t["json_help"])
     grade.add_argument("--only", default=None, help=t["only_help"])
+    quiz = sub.add_parser("quiz", help=t["quiz_help"], description=t["quiz_help"])
+    quiz.add_argument("--topic", default=None, help=t["topic_help"])
+    quiz.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
+    quiz.add_argument("--exam", action="store_true", help=t["exam_help"])
+    quiz.add_argument("--n", type=_whole, default=None, metavar="N", help=t["n_help"])
+    quiz.add_argument("--seed", type=int, default=None, metavar="S", help=t["seed_help"])
+    quiz.add_argument("--user", default=None, metavar="NAME", help=t["user_help"])
+    quiz.add_argument("--time-limit", type=float, default=None, metavar="MIN", help=t["time_limit_help"])
+    quiz.add_argument("--pass-mark", type=float, default=0.7, metavar="F", help=t["pass_mark_help"])
+    quiz.add_argument("--review", action="store_true", help=t["review_help"])
+    quiz.add_argument("--export", choices=("handout", "key"), default=None, help=t["export_help"])
+    quiz.add_argument("--format", choices=("md", "html"), default=None, help=t["format_help"])
+    quiz.add_argument("--output", default=None, metavar="FILE", help=t["output_help"])
     return parser
+
+
+def _whole(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} < 0")
+    return value
 
 
 def load_loop(target: str, lang: str = "en"):
@@ -127,6 +181,60 @@ def _scenarios(lang: str, as_json: bool) -> int:
     return 0
 
 
+def _quiz(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    lang = args.lang
+    t = TEXT[lang]
+    if args.export is None:
+        stray = [flag for flag, value in (("--format", args.format), ("--output", args.output)) if value is not None]
+        if stray:
+            parser.error(t["export_only"].format(flags=", ".join(stray)))
+    from .quiz import BankError, export, load_bank
+
+    try:
+        bank = load_bank()
+    except (BankError, FileNotFoundError) as exc:
+        print(f"{t['bank_error']}\n{exc}", file=sys.stderr)
+        return 2
+    if args.export is not None:
+        from .quiz._ui import parse_topics
+
+        try:
+            text = export(bank, kind=args.export, lang=lang, fmt=args.format or "md", topic=parse_topics(args.topic))
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        if args.output is None:
+            sys.stdout.write(text)
+            return 0
+        from pathlib import Path
+
+        path = Path(args.output)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"{path}: {exc}", file=sys.stderr)
+            return 2
+        print(t["wrote"].format(path=path), file=sys.stderr)
+        return 0
+    import random
+
+    from .quiz.terminal import open_quiz
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10_000)
+    try:
+        quiz = open_quiz(topic=args.topic, lang=lang, exam=args.exam, n=args.n, seed=seed, user=args.user, bank=bank,
+                         time_limit=None if args.time_limit is None else args.time_limit * 60,
+                         pass_mark=args.pass_mark, review=args.review)
+    except ValueError as exc:  # an unknown topic; n, time limit or pass mark out of range
+        print(exc, file=sys.stderr)
+        return 2
+    try:
+        quiz.run()
+    finally:
+        quiz.close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -134,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pre.add_argument("--lang", choices=sorted(TEXT), default=None)
     known, _rest = pre.parse_known_args(argv)
     lang = language(known.lang)
-    args = _parser(lang).parse_args(argv)
+    parser = _parser(lang)
+    args = parser.parse_args(argv)
     if args.command == "scenarios":
         return _scenarios(args.lang, args.json)
     if args.command == "grade":
@@ -143,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyError as exc:  # unknown case name in --only
             print(exc.args[0], file=sys.stderr)
             return 2
+    if args.command == "quiz":
+        return _quiz(args, parser)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
