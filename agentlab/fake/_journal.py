@@ -277,8 +277,8 @@ class Journal:
             colour = "#b00020" if e.error is not None else "#1b5e20"
             reply = f"<div><i>{t['reply']}</i>: {got}</div>" if got else ""
             rows.append(
-                f"<tr><td style='vertical-align:top;color:{colour}'><b>{esc(self._step_summary(e, t))}</b></td></tr>"
-                f"<tr><td style='padding-left:1.5em'>{sent}{reply}</td></tr>"
+                f"<tr><td style='text-align:left;vertical-align:top;color:{colour}'><b>{esc(self._step_summary(e, t))}</b></td></tr>"
+                f"<tr><td style='text-align:left;padding-left:1.5em'>{sent}{reply}</td></tr>"
             )
         title = esc(t["html_title"].format(scenario=self.scenario, steps=len(self.steps), cost=self.cost_usd))
         return f"<div><p><b>{title}</b></p><table style='text-align:left'>{''.join(rows)}</table></div>"

@@ -17,9 +17,11 @@ __all__ = ["CaseResult", "Report", "describe_finding"]
 WORDS = {
     "en": {"passed": "passed", "failed": "FAILED", "api": "The API answered", "fix": "Fix", "note": "Note",
            "summary": "{ok} of {n} cases passed", "case": "case", "result": "result", "diagnosis": "diagnosis",
+           "detail": "explanation and fix",
            "title": "agentlab grade"},
     "es": {"passed": "superado", "failed": "FALLA", "api": "La API respondió", "fix": "Arreglo", "note": "Nota",
            "summary": "{ok} de {n} casos superados", "case": "caso", "result": "resultado", "diagnosis": "diagnóstico",
+           "detail": "explicación y arreglo",
            "title": "agentlab grade"},
 }
 
@@ -162,9 +164,12 @@ class Report:
             mark = w["passed"] if c.passed else w["failed"]
             detail = esc(c.explanation) if not c.passed else (esc(f"{w['note']}: {c.note[self.lang]}") if c.note else "")
             rows.append(
-                f"<tr><td><code>{esc(c.name)}</code></td><td style='color:{colour}'><b>{esc(mark)}</b></td>"
-                f"<td><code>{esc(c.diagnosis or '')}</code></td><td style='text-align:left'>{detail}</td></tr>")
-        head = (f"<tr><th>{w['case']}</th><th>{w['result']}</th><th>{w['diagnosis']}</th><th></th></tr>")
+                f"<tr><td style='text-align:left'><code>{esc(c.name)}</code></td>"
+                f"<td style='text-align:left;color:{colour}'><b>{esc(mark)}</b></td>"
+                f"<td style='text-align:left;white-space:nowrap'><code>{esc(c.diagnosis or '')}</code></td>"
+                f"<td style='text-align:left'>{detail}</td></tr>")
+        head = (f"<tr><th style='text-align:left'>{w['case']}</th><th style='text-align:left'>{w['result']}</th>"
+                f"<th style='text-align:left'>{w['diagnosis']}</th><th style='text-align:left'>{w['detail']}</th></tr>")
         return (f"<div><p><b>{esc(w['title'])} {esc(self.loop_name)}: {esc(self._summary())}</b></p>"
                 f"<table style='text-align:left'>{head}{''.join(rows)}</table></div>")
 
@@ -181,7 +186,7 @@ class Report:
         table.add_column(w["case"], no_wrap=True)
         table.add_column(w["result"], no_wrap=True)
         table.add_column(w["diagnosis"])
-        table.add_column("")
+        table.add_column(w["detail"])
         for c in self.cases:
             mark = f"[green]{w['passed']}[/]" if c.passed else f"[bold red]{w['failed']}[/]"
             detail = c.explanation if not c.passed else (f"{w['note']}: {c.note[self.lang]}" if c.note else "")

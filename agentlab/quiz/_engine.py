@@ -484,11 +484,14 @@ class _Session:
             correct = picked[0] in right
             score = 1.0 if correct else 0.0
         hit = tuple(dict.fromkeys(o.tag for o in slot.options if o.id in picked and not o.correct and o.tag))
+        # Only a wrong pick reveals a misconception: missing a right option in a multiple-choice
+        # question does not mean the learner believes the question's misconception.
+        wrong_pick = any(o.id in picked and not o.correct for o in slot.options)
         options = tuple(OptionFeedback(id=o.id, text=o.text.get(lang), correct=o.correct, chosen=o.id in picked,
                                        explanation=o.explanation.get(lang), tag=o.tag) for o in slot.options)
         return Feedback(**common, correct=correct, score=score, response=picked, chosen=picked,
                         right_answer=q.correct_ids, options=options, bug_lines=q.bug_lines,
-                        misconceptions=() if correct else (hit or q.tags))
+                        misconceptions=() if correct else (hit or (q.tags if wrong_pick else ())))
 
     def flag(self, flagged: bool = True) -> bool:
         """Flag the current question for review (``flag(False)`` clears it); returns the flag."""

@@ -43,8 +43,10 @@ __all__ = ["QuizApp", "quiz"]
 
 _CSS = """<style>
 .agentlab-quiz .widget-radio-box label, .agentlab-quiz .widget-checkbox label {white-space: normal; height: auto;}
+.agentlab-quiz .widget-radio-box label {display: flex; align-items: flex-start; gap: .4em;}
+.agentlab-quiz .widget-radio-box label input {order: -1; float: none; margin-top: .25em;}
 .agentlab-quiz textarea, .agentlab-quiz select {font-family: monospace;}
-.agentlab-quiz .agentlab-code pre {margin: 0; padding: .4em; overflow-x: auto;}
+.agentlab-quiz .agentlab-code pre {margin: 0; padding: .4em; overflow-x: auto; white-space: pre; color: #1f1f1f;}
 </style>"""
 _MARK = {"right": "✔", "partly": "◐", "wrong": "✘"}
 _COLOUR = {"right": "#116611", "partly": "#8a6100", "wrong": "#b00020"}
@@ -196,7 +198,8 @@ class QuizApp(widgets.VBox):
             children += [widgets.Label(w["choose_one"]), self.choice]
             if item.type == "spot_the_bug":
                 self.lines_text = widgets.Text(value="", description=w["or_lines"], placeholder="12, 13",
-                                               style={"description_width": "initial"})
+                                               style={"description_width": "initial"},
+                                               layout=widgets.Layout(width="24em"))
                 children.append(self.lines_text)
         elif item.type == "multiple":
             self.checkboxes = [widgets.Checkbox(value=False, description=f"{labels[o.id]}) {plain(item.option_text(o))}",
