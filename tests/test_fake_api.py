@@ -507,3 +507,25 @@ def test_the_transcript_shows_a_fixed_history_not_only_new_messages(tiny):
 def test_journal_of_a_client_copy_is_the_same_journal(tiny):
     client = agentlab.fake_client(tiny)
     assert agentlab.journal(client.with_options(max_retries=0)) is agentlab.journal(client)
+
+
+def test_thinking_from_completed_turns_is_not_counted():
+    sc = scenario("think_count", thinking("Let me check the forecast.", tool_use("get_weather", {"city": "Austin"})),
+                  text("Wear shorts."), text("Bring water."))
+    params = {"model": "claude-sonnet-5", "tools": [WEATHER_TOOL], "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    client = agentlab.fake_client(sc)
+    first = client.messages.create(max_tokens=4096, messages=USER, **params)
+    results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "95F"}]}
+    open_turn = [*USER, {"role": "assistant", "content": first.content}, results]
+    stripped = [*USER, {"role": "assistant", "content": [first.content[1]]}, results]
+    count = lambda messages: client.messages.count_tokens(messages=messages, **params).input_tokens  # noqa: E731
+    from agentlab.fake._tokens import count_input_tokens
+
+    as_dicts = json.loads(json.dumps(open_turn, default=lambda o: o.model_dump()))
+    longer = json.loads(json.dumps(as_dicts))
+    longer[1]["content"][0]["thinking"] += " more" * 50
+    assert count_input_tokens({"messages": longer}) > count_input_tokens({"messages": as_dicts})  # open turn counts
+    done = client.messages.create(max_tokens=4096, messages=open_turn, **params)
+    later = [*open_turn, {"role": "assistant", "content": done.content}, {"role": "user", "content": "And tomorrow?"}]
+    later_stripped = [*stripped, {"role": "assistant", "content": done.content}, {"role": "user", "content": "And tomorrow?"}]
+    assert count(later) == count(later_stripped)  # a completed turn's thinking is ignored

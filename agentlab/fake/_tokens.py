@@ -9,8 +9,8 @@ reproducible and easy to explain in a lesson:
   the 300-token tool-use system prompt (the real API adds a few hundred, reference 5);
 - ``tool_use`` / ``server_tool_use`` blocks: name plus canonical JSON of ``input`` plus 8;
 - ``tool_result``: its content plus 8; images and documents: a flat 400;
-- thinking blocks count only in the last assistant message: thinking from earlier, completed
-  turns is ignored by the API for context (reference 3.3).
+- thinking blocks count only in the assistant turn of the tool loop in progress: thinking from
+  earlier, completed turns is ignored by the API for context (reference 3.3 and 5).
 
 ``count_tokens`` returns exactly the ``input_tokens`` the same request would report
 (reference rule 36), because both call :func:`count_input_tokens`.
@@ -117,13 +117,30 @@ def count_input_tokens(body: dict[str, Any]) -> int:
         The count in tokens.
     """
     messages = body.get("messages") or []
-    last_assistant = max(
-        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"), default=-1
-    )
+    open_turn = _open_turn(messages)
     total = REQUEST_OVERHEAD + system_tokens(body.get("system")) + tools_tokens(body.get("tools"))
     for i, message in enumerate(messages):
-        total += message_tokens(message, count_thinking=i == last_assistant)
+        total += message_tokens(message, count_thinking=i == open_turn)
     return total
+
+
+def _open_turn(messages: list[Any]) -> int:
+    """Index of the assistant message of the tool loop in progress, whose thinking counts: the
+    final message when it is an assistant turn, or the assistant turn answered by a final user
+    message of ``tool_result`` blocks; -1 when the conversation has no open turn (thinking
+    from completed turns is ignored, reference 3.3 and 5)."""
+    if not messages or not isinstance(messages[-1], dict):
+        return -1
+    last = messages[-1]
+    if last.get("role") == "assistant":
+        return len(messages) - 1
+    content = last.get("content")
+    first = content[0] if isinstance(content, list) and content else None
+    if last.get("role") == "user" and isinstance(first, dict) and first.get("type") == "tool_result":
+        for i in range(len(messages) - 2, -1, -1):
+            if isinstance(messages[i], dict) and messages[i].get("role") == "assistant":
+                return i
+    return -1
 
 
 def block_output_tokens(block: dict[str, Any]) -> int:
