@@ -177,6 +177,7 @@ def strip_run_metadata(path: Path) -> None:
     notebook = json.loads(path.read_text(encoding="utf-8"))
     for cell in notebook.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
+    notebook.get("metadata", {}).pop("widgets", None)  # widget state with random model ids
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -6,6 +6,7 @@ Learners run real ``anthropic`` SDK code against a deterministic fake of the API
     client = agentlab.fake_client("weather")      # a real anthropic.Anthropic on the fake
     agentlab.journal(client)                      # every request and reply, as a transcript
     agentlab.quiz(topic="stop_reasons")           # a quiz in Jupyter (ipywidgets, loaded on first use)
+    agentlab.course.timings()                     # the lessons with suggested workshop minutes
 
 Heavy modules (the SDK, the fake) load on first use, so ``import agentlab`` stays light.
 """
@@ -24,6 +25,7 @@ __all__ = [
     "Scenario",
     "client",
     "cost_usd",
+    "course",
     "fake_async_client",
     "fake_client",
     "grade",
@@ -46,9 +48,13 @@ _LAZY = {
 }
 
 
+_SUBMODULES = ("antipatterns", "course", "fake", "grader", "loops", "quiz")
+"""Subpackages reachable as attributes without importing them first (loaded on first use)."""
+
+
 def __getattr__(name: str) -> Any:
-    if name == "quiz":  # the quiz package (callable: agentlab.quiz(...) opens the Jupyter front end)
-        return import_module("agentlab.quiz")
+    if name in _SUBMODULES:  # agentlab.quiz is callable: agentlab.quiz(...) opens the Jupyter front end
+        return import_module(f"agentlab.{name}")
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value

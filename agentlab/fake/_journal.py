@@ -83,12 +83,12 @@ class Exchange:
     @property
     def usage(self) -> dict[str, Any]:
         """The Message's ``usage`` (empty on errors)."""
-        return dict(self.response.get("usage", {})) if self.response else {}
+        return dict(self.response.get("usage", {})) if self.response and self.error is None else {}
 
     @property
     def cost_usd(self) -> float:
         """Price of this exchange in USD (0 for errors), from the model price table."""
-        if not self.response or self.response.get("model") not in MODELS:
+        if not self.response or self.error is not None or self.response.get("model") not in MODELS:
             return 0.0
         return cost_usd(self.usage, self.response["model"])
 
