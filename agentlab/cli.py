@@ -7,6 +7,11 @@
   in the terminal, reading the answers from stdin (``agentlab.quiz.terminal``); with
   ``--export handout|key [--format md|html] [--output FILE]`` it writes a printable handout or
   answer key instead. Exits 0, or 2 for an unknown topic or a broken bank.
+- ``agentlab course student-copy DIR [--force] [--source NOTEBOOKS]`` writes the learner copy of the
+  course (the notebooks with the exercise solutions replaced by ``raise NotImplementedError``)
+  and lists what it wrote; exits 2 when DIR is not empty (without ``--force``) or a notebook's
+  solution markers are broken. ``agentlab course timings [--json]`` prints the suggested workshop
+  timings (``agentlab.course``).
 """
 
 from __future__ import annotations
@@ -46,6 +51,15 @@ TEXT = {
         "export_only": "{flags} only make sense with --export",
         "wrote": "wrote {path}",
         "bank_error": "the question bank has problems:",
+        "course_help": "the course: a learner copy without the solutions, suggested workshop timings",
+        "student_copy_help": "copy the notebooks to DIR with the exercise solutions replaced by raise NotImplementedError",
+        "dest_help": "the folder to write (must be empty unless --force)",
+        "force_help": "write into DIR even if it is not empty (files with the same name are overwritten)",
+        "source_help": "the instructor's notebooks folder (default: the course's notebooks/)",
+        "timings_help": "print the suggested workshop timings (minutes per lesson)",
+        "copied": "copied  {path}",
+        "stripped": "wrote   {path}  ({n} solution(s) replaced by raise NotImplementedError)",
+        "copy_summary": "{files} files in {dest}: {notebooks} notebooks, {solutions} solutions removed. Open them with: jupyter lab {dest}",
     },
     "es": {
         "description": "agentlab: curso práctico del bucle agéntico de la Messages API de Anthropic.",
@@ -74,6 +88,15 @@ TEXT = {
         "export_only": "{flags} solo tiene sentido con --export",
         "wrote": "escrito {path}",
         "bank_error": "el banco de preguntas tiene problemas:",
+        "course_help": "el curso: una copia para el alumno sin las soluciones, tiempos sugeridos para un taller",
+        "student_copy_help": "copia los cuadernos a DIR con las soluciones de los ejercicios cambiadas por raise NotImplementedError",
+        "dest_help": "la carpeta donde escribir (debe estar vacía salvo con --force)",
+        "force_help": "escribe en DIR aunque no esté vacía (se sobrescriben los archivos con el mismo nombre)",
+        "source_help": "la carpeta de cuadernos del instructor (por defecto: notebooks/ del curso)",
+        "timings_help": "muestra los tiempos sugeridos para un taller (minutos por lección)",
+        "copied": "copiado {path}",
+        "stripped": "escrito {path}  ({n} solución(es) cambiadas por raise NotImplementedError)",
+        "copy_summary": "{files} archivos en {dest}: {notebooks} cuadernos, {solutions} soluciones quitadas. Ábrelos con: jupyter lab {dest}",
     },
 }
 
@@ -104,6 +127,17 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     quiz.add_argument("--export", choices=("handout", "key"), default=None, help=t["export_help"])
     quiz.add_argument("--format", choices=("md", "html"), default=None, help=t["format_help"])
     quiz.add_argument("--output", default=None, metavar="FILE", help=t["output_help"])
+    course = sub.add_parser("course", help=t["course_help"], description=t["course_help"])
+    course.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
+    course_sub = course.add_subparsers(dest="course_command", required=True)
+    copy = course_sub.add_parser("student-copy", help=t["student_copy_help"], description=t["student_copy_help"])
+    copy.add_argument("dest", metavar="DIR", help=t["dest_help"])
+    copy.add_argument("--force", action="store_true", help=t["force_help"])
+    copy.add_argument("--source", default=None, metavar="NOTEBOOKS", help=t["source_help"])
+    copy.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
+    timings = course_sub.add_parser("timings", help=t["timings_help"], description=t["timings_help"])
+    timings.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
+    timings.add_argument("--json", action="store_true", help=t["json_help"])
     return parser
 
 
@@ -235,6 +269,34 @@ def _quiz(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _course(args: argparse.Namespace) -> int:
+    from . import course
+
+    lang = args.lang
+    t = TEXT[lang]
+    if args.course_command == "timings":
+        table = course.timings(lang)
+        if args.json:
+            print(json.dumps({"lessons": table.rows(), "total_minutes": table.total}, indent=2, ensure_ascii=False))
+        else:
+            print(table.to_text())
+        return 0
+    try:
+        written = course.student_copy(args.dest, source=args.source, force=args.force)
+    except course.CourseError as exc:
+        print(exc.message(lang), file=sys.stderr)
+        return 2
+    for item in written:
+        if item.solutions:
+            print(t["stripped"].format(path=item.path, n=item.solutions))
+        else:
+            print(t["copied"].format(path=item.path))
+    print(t["copy_summary"].format(files=len(written), dest=args.dest,
+                                   notebooks=sum(1 for w in written if w.path.suffix == ".ipynb"),
+                                   solutions=sum(w.solutions for w in written)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -254,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.command == "quiz":
         return _quiz(args, parser)
+    if args.command == "course":
+        return _course(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
