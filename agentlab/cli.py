@@ -33,6 +33,7 @@ TEXT = {
         "grade_help": "grade an agent loop: agent_loop(client, prompt, tools, run_tool) -> str",
         "target_help": "a Python file, optionally with :FUNCTION (default agent_loop)",
         "only_help": "comma-separated case names to run (default: all)",
+        "time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
         "no_file": "no such file: {path}",
         "no_function": "{path} has no function {name!r}; functions found: {found}",
         "load_error": "could not load {path}: {error}",
@@ -70,6 +71,7 @@ TEXT = {
         "grade_help": "evalúa un bucle de agente: agent_loop(client, prompt, tools, run_tool) -> str",
         "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop)",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
+        "time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
         "no_file": "no existe el archivo: {path}",
         "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
         "load_error": "no se pudo cargar {path}: {error}",
@@ -114,6 +116,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     grade.add_argument("--json", action="store_true", help=t["json_help"])
     grade.add_argument("--only", default=None, help=t["only_help"])
+    grade.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help=t["time_limit_help"])
     quiz = sub.add_parser("quiz", help=t["quiz_help"], description=t["quiz_help"])
     quiz.add_argument("--topic", default=None, help=t["topic_help"])
     quiz.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
@@ -189,11 +192,16 @@ def load_loop(target: str, lang: str = "en"):
     return loop
 
 
-def _grade(target: str, lang: str, as_json: bool, only: str | None) -> int:
+def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None) -> int:
+    import contextlib
+
     from .grader import grade
 
     loop = load_loop(target, lang)
-    report = grade(loop, only=[n.strip() for n in only.split(",") if n.strip()] if only else None, lang=lang)
+    # What the loop prints goes to stderr, so --json output stays valid JSON.
+    with contextlib.redirect_stdout(sys.stderr):
+        report = grade(loop, only=[n.strip() for n in only.split(",") if n.strip()] if only else None, lang=lang,
+                       time_limit=time_limit)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -310,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _scenarios(args.lang, args.json)
     if args.command == "grade":
         try:
-            return _grade(args.target, args.lang, args.json, args.only)
+            return _grade(args.target, args.lang, args.json, args.only, args.time_limit)
         except KeyError as exc:  # unknown case name in --only
             print(exc.args[0], file=sys.stderr)
             return 2

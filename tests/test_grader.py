@@ -47,7 +47,7 @@ def test_every_exposed_tag_is_in_the_catalogue_and_has_a_detector():
     exposed = {tag for case in CASES for tag in case.exposes}
     assert exposed == set(antipatterns.TAGS)
     detector_tags = {d.__name__.replace("_", "-") for d in DETECTORS}
-    assert detector_tags == set(antipatterns.TAGS)
+    assert set(antipatterns.TAGS) <= detector_tags <= set(antipatterns.TAGS) | set(FINDINGS)
     assert not set(FINDINGS) & set(antipatterns.TAGS)
 
 
@@ -192,3 +192,55 @@ def test_cli_load_errors_name_the_file_and_line(tmp_path):
     other.write_text("def my_loop(client, prompt, tools, run_tool):\n    return ''\n")
     result = _cli("grade", str(other))
     assert result.returncode == 2 and "my_loop" in result.stderr
+
+
+def test_a_clearly_labelled_early_stop_is_not_passed_off_as_an_answer():
+    def loop(client, prompt, tools, run_tool):
+        messages = [{"role": "user", "content": prompt}]
+        for _ in range(10):
+            resp = client.messages.create(model="claude-sonnet-5", max_tokens=1024, tools=tools, messages=messages)
+            if resp.stop_reason == "end_turn":
+                return "".join(b.text for b in resp.content if b.type == "text")
+            if resp.stop_reason != "tool_use":
+                return f"Stopped early: {resp.stop_reason}"  # seed 002's else branch, as a return
+            messages.append({"role": "assistant", "content": resp.content})
+            results = []
+            for b in resp.content:
+                if b.type == "tool_use":
+                    try:
+                        results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+                    except Exception as exc:  # noqa: BLE001
+                        results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {exc}", "is_error": True})
+            messages.append({"role": "user", "content": results})
+        return "[incomplete: hit the 10-step safety cap]"
+    report = grade(loop, only=["max_tokens_text", "max_tokens_tool_use", "long_task", "refusal"])
+    assert report.passed, str(report)
+
+
+def test_a_tool_error_without_is_error_is_named():
+    def loop(client, prompt, tools, run_tool):
+        messages = [{"role": "user", "content": prompt}]
+        for _ in range(10):
+            resp = client.messages.create(model="claude-sonnet-5", max_tokens=1024, tools=tools, messages=messages)
+            if resp.stop_reason == "end_turn":
+                return "".join(b.text for b in resp.content if b.type == "text")
+            messages.append({"role": "assistant", "content": resp.content})
+            results = []
+            for b in resp.content:
+                if b.type == "tool_use":
+                    try:
+                        out = run_tool(b.name, b.input)
+                    except Exception as exc:  # noqa: BLE001
+                        out = f"Error: {exc}"  # FAULT: no is_error
+                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": out})
+            messages.append({"role": "user", "content": results})
+        raise RuntimeError("cap")
+    case = grade(loop, only=["failing_tool"])["failing_tool"]
+    assert case.diagnosis == "missing-is-error" and "is_error" in case.explanation
+
+
+def test_a_loop_that_never_calls_the_api_does_not_pass_stop_cases():
+    def loop(client, prompt, tools, run_tool):
+        raise NotImplementedError
+    report = grade(loop, only=["refusal", "stuck_model"])
+    assert not any(c.passed for c in report.cases)

@@ -21,7 +21,7 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import ERROR_RUN_LIMIT, Finding, detect_all
+from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
 
@@ -50,8 +50,10 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
     exc = run.exception
     if run.unstoppable:
         findings.insert(0, Finding("unstoppable", _ev(
-            "The loop ran past its time limit and swallowed every attempt to stop it (it catches BaseException).",
-            "El bucle superó su tiempo límite y se tragó cada intento de detenerlo (captura BaseException).")))
+            f"The loop ran past its {run.case.time_limit:g} s limit and could not be stopped: it is blocked in a long "
+            "call (time.sleep, input, a lock) or it catches BaseException.",
+            f"El bucle superó su límite de {run.case.time_limit:g} s y no se pudo detener: está bloqueado en una "
+            "llamada larga (time.sleep, input, un lock) o captura BaseException.")))
     elif run.timed_out and not findings:
         findings.append(Finding("timeout", _ev(
             f"The loop was still running after {run.case.time_limit:g} s without calling the API to finish.",
@@ -67,7 +69,7 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
                 f"Step {error.step} got HTTP {error.status} {error.error.get('type')}.",
                 f"El paso {error.step} recibió HTTP {error.status} {error.error.get('type')}."),
                 step=error.step, api_error=error.error.get("message"))], None, lang)
-        if run.case.expect == "stop":
+        if run.case.expect == "stop" and run.journal.steps:
             pass  # stopping loudly is what the case wants
         elif run.case.long_task and last is not None and last.stop_reason == "tool_use":
             note = _ev(f"Your loop stopped with {type(exc).__name__} after {len(run.journal.steps)} requests, before the task "
@@ -87,6 +89,20 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
         return verdict(run, [Finding("returned-non-string", _ev(
             f"The loop returned {type(run.returned).__name__} {run.returned!r:.80}.",
             f"El bucle devolvió {type(run.returned).__name__} {run.returned!r:.80}."))], None, lang)
+    if run.case.expect == "stop" and not run.journal.steps:
+        return verdict(run, [Finding("wrong-answer", _ev(
+            "The loop returned without calling the API: it never ran the task.",
+            "El bucle devolvió sin llamar a la API: nunca ejecutó la tarea."))], None, lang)
+    if (run.case.expect == "finish" and run.case.answer_contains and run.case.answer_contains not in run.returned
+            and last is not None and last.stop_reason in ("tool_use", "max_tokens") and not _passed_off_as_answer(run)):
+        # The loop stopped early and said so in what it returned (seed 001: return the partial work
+        # and make clear the task is unfinished): a loud stop, like raising.
+        return verdict(run, [], _ev(
+            f"Your loop stopped after {len(run.journal.steps)} requests (stop_reason {last.stop_reason}) and returned "
+            f"{run.returned!r:.80} instead of the answer: accepted as a loud stop, but a correct loop finishes this task.",
+            f"Tu bucle paró tras {len(run.journal.steps)} peticiones (stop_reason {last.stop_reason}) y devolvió "
+            f"{run.returned!r:.80} en vez de la respuesta: se acepta como parada avisada, pero un bucle correcto termina esta tarea."),
+            lang)
     if run.case.expect == "finish" and run.case.answer_contains and run.case.answer_contains not in run.returned:
         return verdict(run, [Finding("wrong-answer", _ev(
             f"The loop returned {run.returned!r:.120}, which is not the final answer (it should mention {run.case.answer_contains!r}).",

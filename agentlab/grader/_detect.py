@@ -51,8 +51,13 @@ FINDINGS: dict[str, dict[str, dict[str, str]]] = {
     },
     "unstoppable": {
         "name": {"en": "Could not be stopped", "es": "No se pudo detener"},
-        "fix": {"en": "Never catch BaseException: catch the exceptions you can handle (anthropic.APIError, your tools' errors).",
-                "es": "No captures BaseException: captura solo las excepciones que sabes manejar (anthropic.APIError, los errores de tus herramientas)."},
+        "fix": {"en": "Do not block for long inside the loop, and never catch BaseException: catch the exceptions you can handle (anthropic.APIError, your tools' errors).",
+                "es": "No te bloquees mucho tiempo dentro del bucle y no captures BaseException: captura solo las excepciones que sabes manejar (anthropic.APIError, los errores de tus herramientas)."},
+    },
+    "missing-is-error": {
+        "name": {"en": "Tool error not flagged is_error", "es": "Error de herramienta sin is_error"},
+        "fix": {"en": "Return a failed tool call as {\"type\": \"tool_result\", \"tool_use_id\": ..., \"content\": \"Error: ...\", \"is_error\": true} (seeds 001, 003).",
+                "es": "Devuelve la llamada fallida como {\"type\": \"tool_result\", \"tool_use_id\": ..., \"content\": \"Error: ...\", \"is_error\": true} (semillas 001, 003)."},
     },
     "returned-non-string": {
         "name": {"en": "Returned something that is not a string", "es": "Devolvió algo que no es un string"},
@@ -100,6 +105,20 @@ def _last_ok(run: CaseRun) -> Exchange | None:
 
 def _returned(run: CaseRun) -> bool:
     return run.returned is not NOT_RETURNED and run.exception is None
+
+
+def _passed_off_as_answer(run: CaseRun) -> bool:
+    """Whether the loop returned the model's own text (or nothing) as if it were the answer.
+
+    A loop may stop early by returning a message that says so (seed 001: return the partial work
+    and make clear the task is unfinished); the fault is handing back the model's text, or an
+    empty string, indistinguishable from a finished answer.
+    """
+    if not isinstance(run.returned, str):
+        return False
+    said = run.returned.strip()
+    texts = {_text(e.content).strip() for e in run.journal.steps if e.ok}
+    return said == "" or said in texts
 
 
 def _calls_at(run: CaseRun, step: int | None) -> list:
@@ -358,7 +377,7 @@ def unhandled_stop_reason(run: CaseRun) -> Finding | None:
             f"Step {e.step} ended with model_context_window_exceeded and the loop kept going ({len(later)} more request(s)).",
             f"El paso {e.step} terminó con model_context_window_exceeded y el bucle siguió ({len(later)} petición(es) más)."),
             step=later[0].step, api_error=next((x.error["message"] for x in later if x.error), None))
-    if _returned(run) and isinstance(run.returned, str) and partial and partial in run.returned:
+    if _returned(run) and partial and _passed_off_as_answer(run):
         return Finding("unhandled-stop-reason", _ev(
             f"Step {e.step} ended with model_context_window_exceeded and the loop returned the cut text as if it were complete.",
             f"El paso {e.step} terminó con model_context_window_exceeded y el bucle devolvió el texto cortado como si estuviera completo."),
@@ -404,8 +423,7 @@ def ignores_max_tokens(run: CaseRun) -> Finding | None:
     last = _last_ok(run)
     if last is None or last.stop_reason != "max_tokens" or not _returned(run):
         return None
-    partial = _text(last.content)
-    if isinstance(run.returned, str) and (not partial or partial[:200] in run.returned):
+    if _passed_off_as_answer(run):
         return Finding("ignores-max-tokens", _ev(
             f"Step {last.step} was cut by max_tokens and the loop returned its text as the finished answer.",
             f"El paso {last.step} se cortó por max_tokens y el bucle devolvió su texto como respuesta terminada."),
@@ -464,7 +482,8 @@ def no_text_means_done(run: CaseRun) -> Finding | None:
 
 def iteration_cap_as_stop(run: CaseRun) -> Finding | None:
     last = _last_ok(run)
-    if last is None or last.stop_reason != "tool_use" or not _returned(run) or not _calls_at(run, last.step):
+    if (last is None or last.stop_reason != "tool_use" or not _returned(run) or not _calls_at(run, last.step)
+            or not _passed_off_as_answer(run)):
         return None
     return Finding("iteration-cap-as-stop", _ev(
         f"The loop returned after {len(run.journal.steps)} requests while the model was still working (step {last.step}: stop_reason tool_use), as if the task were done.",
@@ -485,18 +504,49 @@ def tool_error_crashes_loop(run: CaseRun) -> Finding | None:
         step=call.step)
 
 
+def _failed_call_ids(run: CaseRun) -> set[str]:
+    """``tool_use`` ids whose run_tool call raised (error results count as errors with or without ``is_error``)."""
+    by_step = {e.step: e for e in run.journal.steps}
+    failed: set[str] = set()
+    for call in run.calls:
+        e = by_step.get(call.step)
+        if call.error is not None and e is not None:
+            failed |= {b.get("id") for b in _tool_uses(e) if b.get("name") == call.name and b.get("input") == call.input}
+    return failed
+
+
+def missing_is_error(run: CaseRun) -> Finding | None:
+    """A tool raised and its error went back as an ordinary result, without ``is_error: true``."""
+    failed = _failed_call_ids(run)
+    for e in run.journal.steps:
+        last = e.messages[-1] if e.messages else None
+        if not (isinstance(last, dict) and last.get("role") == "user"):
+            continue
+        for j, b in enumerate(_blocks_of(last)):
+            if b.get("type") == "tool_result" and b.get("tool_use_id") in failed and not b.get("is_error"):
+                i = len(e.messages) - 1
+                return Finding("missing-is-error", _ev(
+                    f"At step {e.step}, messages.{i}.content.{j} reports a failed tool call as an ordinary result (no is_error: true): the model cannot tell it failed.",
+                    f"En el paso {e.step}, messages.{i}.content.{j} devuelve una llamada fallida como resultado normal (sin is_error: true): el modelo no sabe que falló."),
+                    step=e.step)
+    return None
+
+
 def unbounded_tool_errors(run: CaseRun) -> Finding | None:
+    failed = _failed_call_ids(run)
     streak, longest = 0, 0
     for e in run.journal.steps:
         last = e.messages[-1] if e.messages else None
         results = [b for b in _blocks_of(last) if b.get("type") == "tool_result"] if isinstance(last, dict) and last.get("role") == "user" else []
-        streak = streak + 1 if results and all(b.get("is_error") for b in results) else 0
+        streak = streak + 1 if results and all(b.get("is_error") or b.get("tool_use_id") in failed for b in results) else 0
         longest = max(longest, streak)
     if longest < ERROR_RUN_LIMIT and not (run.runaway and longest >= 3):
         return None
     return Finding("unbounded-tool-errors", _ev(
-        f"The loop sent {longest} turns in a row whose tool results were all errors, with nothing to stop it.",
-        f"El bucle envió {longest} turnos seguidos con todos los resultados en error, sin nada que lo detuviera."))
+        f"The loop sent {longest} turns in a row whose tool results were all errors before anything stopped it: "
+        "nothing bounds consecutive tool errors (seed 001: stop after 3).",
+        f"El bucle envió {longest} turnos seguidos con todos los resultados en error antes de que algo lo parara: "
+        "nada limita los errores seguidos (semilla 001: parar tras 3)."))
 
 
 def hardcoded_tool_sequence(run: CaseRun) -> Finding | None:
@@ -535,6 +585,7 @@ DETECTORS: tuple[Callable[[CaseRun], Finding | None], ...] = (
     text_after_tool_result,
     executes_truncated_tool_use,
     tool_error_crashes_loop,
+    missing_is_error,
     retries_refusal,
     unhandled_stop_reason,
     resends_unchanged_request,

@@ -7,7 +7,8 @@
     html = export(load_bank(), kind="key", lang="en", fmt="html")
 
 The output is deterministic: topics in bank order, questions numbered 1..N across the bank in
-file order (the key uses the same numbers), options in bank order under their ids, the lines
+file order (the key uses the same numbers), options shuffled by the question id and lettered
+in that order (the key uses the same letters), the lines
 of an ``order`` question shuffled by the question id only.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import random
+from typing import Any
 import re
 from typing import Iterable
 
@@ -49,6 +51,14 @@ WORDS = {
 Block = tuple  # ("h1"|"h2"|"h3"|"p", text) | ("code", language, text) | ("list"|"olist", [texts])
 
 
+def handout_options(question: Question) -> list[tuple[str, Any]]:
+    """The options as printed on the handout and the key: shuffled by the question id alone and
+    lettered a, b, c... in that order, so the position of the right answer gives nothing away."""
+    options = list(question.options)
+    random.Random(f"handout-options:{question.id}").shuffle(options)
+    return [(chr(ord("a") + i), o) for i, o in enumerate(options)]
+
+
 def handout_lines(question: Question) -> list[str]:
     """An ``order`` question's lines as printed on the handout (shuffled by the id alone)."""
     lines = list(question.lines)
@@ -80,7 +90,7 @@ def _question_blocks(q: Question, number: int, kind: str, lang: str) -> list[Blo
             blocks.append(("p", w["fix"]))
         else:
             hint = w["multiple"] if q.type == "multiple" else (w["spot"] if q.type == "spot_the_bug" else w["single"])
-            blocks += [("p", hint), ("list", [f"**{o.id})** {o.text.get(lang)}" for o in q.options])]
+            blocks += [("p", hint), ("list", [f"**{letter})** {o.text.get(lang)}" for letter, o in handout_options(q)])]
         return blocks
 
     if q.type == "order":
@@ -96,12 +106,13 @@ def _question_blocks(q: Question, number: int, kind: str, lang: str) -> list[Blo
     elif q.type == "fix_code":
         blocks += [("p", f"**{w['tag']}:** `{q.bug_tag}`. {w['fixed']}:"), ("code", "python", (q.fixed_code or "").rstrip("\n"))]
     else:
-        right = ", ".join(f"**{o.id})** {o.text.get(lang)}" for o in q.options if o.correct)
+        right = ", ".join(f"**{letter})** {o.text.get(lang)}" for letter, o in handout_options(q) if o.correct)
         blocks.append(("p", f"**{w['answer']}:** {right}"))
         if q.type == "spot_the_bug":
             blocks.append(("p", f"**{w['bug_lines']}:** {', '.join(map(str, q.bug_lines))} · **{w['tag']}:** `{q.bug_tag}`"))
-        blocks.append(("list", [f"**{o.id})** ({w['right'] if o.correct else w['wrong']}"
-                                f"{', `' + o.tag + '`' if o.tag else ''}) {o.explanation.get(lang)}" for o in q.options]))
+        blocks.append(("list", [f"**{letter})** ({w['right'] if o.correct else w['wrong']}"
+                                f"{', `' + o.tag + '`' if o.tag else ''}) {o.explanation.get(lang)}"
+                                for letter, o in handout_options(q)]))
     blocks += [("p", f"**{w['why']}:** {q.explanation.get(lang)}"), ("p", f"*{w['source']}: {q.source}*")]
     return blocks
 
