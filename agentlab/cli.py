@@ -33,7 +33,7 @@ TEXT = {
         "grade_help": "grade an agent loop: agent_loop(client, prompt, tools, run_tool) -> str",
         "target_help": "a Python file, optionally with :FUNCTION (default agent_loop)",
         "only_help": "comma-separated case names to run (default: all)",
-        "time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
+        "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
         "no_file": "no such file: {path}",
         "no_function": "{path} has no function {name!r}; functions found: {found}",
         "load_error": "could not load {path}: {error}",
@@ -71,7 +71,7 @@ TEXT = {
         "grade_help": "evalúa un bucle de agente: agent_loop(client, prompt, tools, run_tool) -> str",
         "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop)",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
-        "time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
+        "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
         "no_file": "no existe el archivo: {path}",
         "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
         "load_error": "no se pudo cargar {path}: {error}",
@@ -116,7 +116,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     grade.add_argument("--json", action="store_true", help=t["json_help"])
     grade.add_argument("--only", default=None, help=t["only_help"])
-    grade.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help=t["time_limit_help"])
+    grade.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help=t["grade_time_limit_help"])
     quiz = sub.add_parser("quiz", help=t["quiz_help"], description=t["quiz_help"])
     quiz.add_argument("--topic", default=None, help=t["topic_help"])
     quiz.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])

@@ -21,7 +21,7 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all
+from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
 
@@ -30,17 +30,6 @@ __all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "gr
 
 def _ev(en: str, es: str) -> dict[str, str]:
     return {"en": en, "es": es}
-
-
-def _error_streak(run: CaseRun) -> int:
-    streak = longest = 0
-    for e in run.journal.steps:
-        last = e.messages[-1] if e.messages else None
-        content = last.get("content") if isinstance(last, dict) and last.get("role") == "user" else None
-        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
-        streak = streak + 1 if results and all(b.get("is_error") for b in results) else 0
-        longest = max(longest, streak)
-    return longest
 
 
 def judge(run: CaseRun, lang: str = "en") -> CaseResult:
@@ -108,7 +97,7 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
             f"The loop returned {run.returned!r:.120}, which is not the final answer (it should mention {run.case.answer_contains!r}).",
             f"El bucle devolvió {run.returned!r:.120}, que no es la respuesta final (debería mencionar {run.case.answer_contains!r})."))],
             None, lang)
-    streak = _error_streak(run)
+    streak = error_streak(run)
     if run.case.name == "persistent_tool_errors" and 3 < streak < ERROR_RUN_LIMIT:
         note = _ev(f"Your loop sent {streak} failing results in a row before stopping; seed 001 suggests stopping after 3.",
                    f"Tu bucle envió {streak} resultados con error seguidos antes de parar; la semilla 001 sugiere parar tras 3.")

@@ -532,7 +532,9 @@ def missing_is_error(run: CaseRun) -> Finding | None:
     return None
 
 
-def unbounded_tool_errors(run: CaseRun) -> Finding | None:
+def error_streak(run: CaseRun) -> int:
+    """The longest run of consecutive requests whose last user turn holds only error results
+    (flagged ``is_error``, or the result of a call whose run_tool raised)."""
     failed = _failed_call_ids(run)
     streak, longest = 0, 0
     for e in run.journal.steps:
@@ -540,6 +542,11 @@ def unbounded_tool_errors(run: CaseRun) -> Finding | None:
         results = [b for b in _blocks_of(last) if b.get("type") == "tool_result"] if isinstance(last, dict) and last.get("role") == "user" else []
         streak = streak + 1 if results and all(b.get("is_error") or b.get("tool_use_id") in failed for b in results) else 0
         longest = max(longest, streak)
+    return longest
+
+
+def unbounded_tool_errors(run: CaseRun) -> Finding | None:
+    longest = error_streak(run)
     if longest < ERROR_RUN_LIMIT and not (run.runaway and longest >= 3):
         return None
     return Finding("unbounded-tool-errors", _ev(

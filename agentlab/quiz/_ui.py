@@ -313,6 +313,21 @@ def verdict_text(feedback: Feedback, lang: str) -> str:
     return w["partly"].format(pct=fmt_pct(feedback.score)) if v == "partly" else w[v]
 
 
+def option_statuses(feedback: Feedback, w: dict[str, str]) -> list[tuple[Any, str]]:
+    """The options a feedback shows (the chosen ones and the right ones), each with its status
+    label in the front end's language: chosen and right, chosen and wrong, the right one, missed."""
+    shown = []
+    for o in feedback.options:
+        if not (o.chosen or o.correct):
+            continue
+        if o.chosen:
+            status = w["chosen_right"] if o.correct else w["chosen_wrong"]
+        else:
+            status = w["right_one"] if feedback.type != "multiple" else w["missed"]
+        shown.append((o, status))
+    return shown
+
+
 def misconception_names(tags: Iterable[str], lang: str) -> list[tuple[str, str]]:
     """``[(tag, catalogue name)]`` for each tag (the tag itself when not in the catalogue)."""
     out = []

@@ -35,7 +35,8 @@ from rich.text import Text
 from .._i18n import language
 from ._engine import ExamOver, ExamSession, Feedback, Item, Results
 from ._ui import (LETTERS, TEXT, answer_quietly, build_session, fmt_pct, fmt_points, fmt_time,
-                  is_lines_answer, letters, misconception_names, order_example, plain, topic_title, verdict,
+                  is_lines_answer, letters, misconception_names, option_statuses, order_example, plain,
+                  topic_title, verdict,
                   verdict_text)
 
 __all__ = ["TerminalQuiz", "open_quiz", "parse_answer", "run"]
@@ -261,13 +262,7 @@ class TerminalQuiz:
             self._code(item.code or "", highlight=feedback.bug_lines)
         if feedback.options:
             labels = letters(item)
-            for o in feedback.options:
-                if not (o.chosen or o.correct):
-                    continue
-                if o.chosen:
-                    status = w["chosen_right"] if o.correct else w["chosen_wrong"]
-                else:
-                    status = w["right_one"] if feedback.type != "multiple" else w["missed"]
+            for o, status in option_statuses(feedback, w):
                 self._p(Markdown(f"**{labels.get(o.id, o.id)})** ({status}) {o.text}  \n{o.explanation}"))
         if feedback.type == "order":
             for i, ok in enumerate(feedback.positions, 1):

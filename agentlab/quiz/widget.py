@@ -37,7 +37,7 @@ from pygments.lexers import JsonLexer, PythonLexer
 from .._i18n import language
 from ._engine import ExamOver, ExamSession, Feedback, Item, Results
 from ._ui import (TEXT, answer_quietly, build_session, fmt_pct, fmt_points, fmt_time, is_lines_answer,
-                  letters, misconception_names, plain, topic_title, verdict, verdict_text)
+                  letters, misconception_names, option_statuses, plain, topic_title, verdict, verdict_text)
 
 __all__ = ["QuizApp", "quiz"]
 
@@ -270,13 +270,7 @@ class QuizApp(widgets.VBox):
         if feedback.options:
             labels = letters(item)
             rows = []
-            for o in feedback.options:
-                if not (o.chosen or o.correct):
-                    continue
-                if o.chosen:
-                    status = w["chosen_right"] if o.correct else w["chosen_wrong"]
-                else:
-                    status = w["right_one"] if feedback.type != "multiple" else w["missed"]
+            for o, status in option_statuses(feedback, w):
                 rows.append(f"<li><strong>{labels.get(o.id, o.id)})</strong> ({html.escape(status)}) "
                             f"{_inline(o.text)}<br>{_inline(o.explanation)}</li>")
             out.append("<ul>" + "".join(rows) + "</ul>")
