@@ -9,7 +9,7 @@
     python3 tasks.py clean   remove .venv, caches and build artefacts
 
 "Set up" means: create `.venv` with `python -m venv` if it is missing, upgrade pip in it,
-then `pip install -e ".[course,dev]"`. The install is skipped when neither pyproject.toml,
+then `pip install -e ".[agent-sdk,course,dev]"`. The install is skipped when neither pyproject.toml,
 the venv's Python nor the checkout's location changed since the last one (a stamp file
 inside `.venv` records them). Arguments after the command are passed through: to
 `jupyter lab` for `lab`, to pytest for `test`.
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".agentlab-install-stamp"
-EXTRAS = "course,dev"
+EXTRAS = "agent-sdk,course,dev"
 MIN_PYTHON = (3, 10)
 TEST_PATHS = ("tests", "notebooks")
 PYTEST_NBVAL = ("--nbval", "--nbval-current-env")

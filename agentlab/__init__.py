@@ -48,7 +48,7 @@ _LAZY = {
 }
 
 
-_SUBMODULES = ("antipatterns", "course", "fake", "grader", "loops", "quiz")
+_SUBMODULES = ("agent_sdk", "antipatterns", "course", "fake", "grader", "loops", "quiz")
 """Subpackages reachable as attributes without importing them first (loaded on first use)."""
 
 

@@ -28,7 +28,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRAS = ("course", "dev")
+EXTRAS = ("agent-sdk", "course", "dev")
 SHELL_OPERATORS = ("<", ">", "|", "&", ";", "2>")
 
 
