@@ -24,7 +24,12 @@ from __future__ import annotations
 from typing import Any
 
 from ._project import BUILTIN_TOOLS, Project, ToolOutcome, auth_project
-from ._scenarios import AGENT_SCENARIOS, agent_scenarios, get_agent_scenario, tool_history
+from ._scenarios import (
+    AGENT_SCENARIOS,
+    agent_scenarios,
+    get_agent_scenario,
+    tool_history,
+)
 
 __all__ = [
     "AGENT_SCENARIOS",

@@ -32,14 +32,23 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from ..fake._models import MODELS, cost_usd
 from ..fake._scenario import Scenario
-from ._project import BUILTIN_TOOLS, CWD, EDIT_TOOLS, READ_ONLY_TOOLS, TOOL_DEFINITIONS, Project, ToolOutcome
+from ._project import (
+    BUILTIN_TOOLS,
+    CWD,
+    EDIT_TOOLS,
+    READ_ONLY_TOOLS,
+    TOOL_DEFINITIONS,
+    Project,
+    ToolOutcome,
+)
 
-__all__ = ["FakeCLI", "Session", "SESSIONS", "CLAUDE_CODE_VERSION", "SYSTEM_PROMPT", "Control"]
+__all__ = ["CLAUDE_CODE_VERSION", "SESSIONS", "SYSTEM_PROMPT", "Control", "FakeCLI", "Session"]
 
 CLAUDE_CODE_VERSION = "2.1.332"
 """The CLI version ``system/init`` reports (the one bundled with claude-agent-sdk 0.2.189, reference 0.1)."""
@@ -256,15 +265,11 @@ class FakeCLI:
                 yield {"type": "_exit", "code": 1}
 
     def _add_prompt(self, content: Any) -> None:
-        """Append the prompt as a user turn; after a run that ended on tool results (a resumed
-        ``error_max_turns``) it joins that user turn, so turns still alternate."""
+        """Append the prompt as its own user message, as Claude Code's transcript keeps it (after a
+        resumed ``error_max_turns`` it follows the tool results' user turn; the API merges
+        consecutive user turns)."""
         assert self.session is not None
-        history = self.session.messages
-        if history and history[-1]["role"] == "user" and isinstance(history[-1]["content"], list):
-            extra = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-            history[-1] = {"role": "user", "content": [*history[-1]["content"], *extra]}
-        else:
-            history.append({"role": "user", "content": content})
+        self.session.messages.append({"role": "user", "content": content})
 
     async def _call_model(self, run: _Run) -> AsyncIterator[Any]:
         """One Messages API call (streamed, as Claude Code does); yields ``stream_event`` frames

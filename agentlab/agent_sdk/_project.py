@@ -20,10 +20,11 @@ import fnmatch
 import posixpath
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-__all__ = ["Project", "ToolOutcome", "TOOL_DEFINITIONS", "BUILTIN_TOOLS", "READ_ONLY_TOOLS", "EDIT_TOOLS"]
+__all__ = ["BUILTIN_TOOLS", "EDIT_TOOLS", "READ_ONLY_TOOLS", "TOOL_DEFINITIONS", "Project", "ToolOutcome"]
 
 CWD = "/project"
 """The virtual working directory every project lives under (never the real disk)."""
@@ -166,7 +167,7 @@ class Project:
             return None
         return joined[len(CWD) + 1:]
 
-    def copy(self) -> "Project":
+    def copy(self) -> Project:
         """A fresh copy with the same files, tests and original contents (nothing read yet)."""
         return Project(name=self.name, files=dict(self.files), tests=self.tests, test_file=self.test_file,
                        original=dict(self.original))

@@ -16,8 +16,9 @@ The table::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..fake._replies import Reply, fault, text, tool_use, tool_uses
 from ..fake._scenario import Scenario, Turn

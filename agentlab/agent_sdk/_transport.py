@@ -25,10 +25,12 @@ Needs an asyncio event loop (``asyncio.run``, Jupyter).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import sys
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from ..errors import RunawayLoop
 from ..fake._scenario import Scenario
@@ -36,7 +38,7 @@ from ._engine import FakeCLI
 from ._project import Project
 from ._scenarios import get_agent_scenario, project_for
 
-__all__ = ["make_transport_class", "find_sdk_options"]
+__all__ = ["find_sdk_options", "make_transport_class"]
 
 _EXIT = object()
 
@@ -150,10 +152,9 @@ def make_transport_class() -> type:
                     future.cancel()
             if self._main_task is not None and not self._main_task.done():
                 self._main_task.cancel()
-                try:
+                # Bounded, as Transport.close() must be; the task's own errors were already reported.
+                with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):  # noqa: BLE001
                     await asyncio.wait_for(asyncio.shield(self._main_task), timeout=1)
-                except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
-                    pass
 
         def is_ready(self) -> bool:
             return self._ready
@@ -187,7 +188,7 @@ def make_transport_class() -> type:
                 await self._outbox.put(ProcessError(
                     f"agentlab stopped a runaway agent session: {stop}. Set max_turns or max_budget_usd.",
                     exit_code=1))
-            except Exception as error:  # a bug or a bad scenario: surface it, never hang the learner
+            except Exception as error:  # noqa: BLE001 - a bug or a bad scenario: surface it, never hang the learner
                 await self._outbox.put(error)
 
         async def _answer(self, message: dict[str, Any]) -> bool:
