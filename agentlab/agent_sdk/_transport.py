@@ -153,7 +153,7 @@ def make_transport_class() -> type:
             if self._main_task is not None and not self._main_task.done():
                 self._main_task.cancel()
                 # Bounded, as Transport.close() must be; the task's own errors were already reported.
-                with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):  # noqa: BLE001
+                with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(self._main_task), timeout=1)
 
         def is_ready(self) -> bool:
