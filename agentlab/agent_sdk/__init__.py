@@ -66,7 +66,8 @@ def _transport_class() -> type:
 
 
 def fake_transport(scenario: Any = "fix_auth_bug", *, project: Project | None = None, options: Any = None,
-                   max_turns: int | None = None, max_budget_usd: float | None = None) -> Any:
+                   max_turns: int | None = None, max_budget_usd: float | None = None,
+                   prompt_suggestion: str | None = None, report_cost: bool = True) -> Any:
     """A fresh fake CLI for ``query(..., transport=...)`` or ``ClaudeSDKClient(options, transport=...)``.
 
     Args:
@@ -76,6 +77,11 @@ def fake_transport(scenario: Any = "fix_auth_bug", *, project: Project | None = 
         options: the ``ClaudeAgentOptions`` to enforce (default: the ones the SDK was called with).
         max_turns: overrides ``options.max_turns`` (tool-use round trips; None: the options').
         max_budget_usd: overrides ``options.max_budget_usd`` (USD; None: the options').
+        prompt_suggestion: when given, a ``SystemMessage`` with subtype ``prompt_suggestion`` and
+            this text follows each result, as the CLI may send (seed 004: iterate the stream to its
+            end rather than breaking at the result).
+        report_cost: False omits ``total_cost_usd``, ``usage`` and ``model_usage`` from results
+            (they are Optional in the SDK's types; seed 004: check them for None).
 
     Returns:
         A ``claude_agent_sdk.Transport``. Use one per ``query()`` call, as each is one CLI process.
@@ -85,7 +91,8 @@ def fake_transport(scenario: Any = "fix_auth_bug", *, project: Project | None = 
         KeyError: for an unknown scenario name.
     """
     return _transport_class()(scenario, project=project, options=options, max_turns=max_turns,
-                              max_budget_usd=max_budget_usd)
+                              max_budget_usd=max_budget_usd, prompt_suggestion=prompt_suggestion,
+                              report_cost=report_cost)
 
 
 def scenarios() -> list[str]:

@@ -130,12 +130,19 @@ class FakeCLI:
         options: the ``ClaudeAgentOptions`` the SDK was called with (read by the transport).
         control: sends control requests (hooks, ``can_use_tool``) to the SDK.
         max_turns, max_budget_usd: override the options' limits (as CLI flags would).
+        prompt_suggestion: when given, a ``system``/``prompt_suggestion`` frame with this text
+            follows each result (seed 004: a few final system events can arrive after the result).
+        report_cost: False drops ``total_cost_usd``, ``usage`` and ``modelUsage`` from results
+            (the SDK types them Optional; seed 004: check for None before reading them).
         hooks: the ``hooks`` of the SDK's ``initialize`` request (event -> matchers with callback ids).
     """
 
     def __init__(self, scenario: Scenario, project: Project, options: Any, control: Control, *,
-                 max_turns: int | None = None, max_budget_usd: float | None = None) -> None:
+                 max_turns: int | None = None, max_budget_usd: float | None = None,
+                 prompt_suggestion: str | None = None, report_cost: bool = True) -> None:
         self.scenario = scenario
+        self.prompt_suggestion = prompt_suggestion
+        self.report_cost = report_cost
         self.project = project
         self.options = options
         self.control = control
@@ -260,7 +267,13 @@ class FakeCLI:
                                                    terminal_reason="max_turns"))
         except _Stop as stop:
             self.last_result_is_error = bool(stop.result.get("is_error"))
+            if not self.report_cost:
+                for key in ("total_cost_usd", "usage", "modelUsage"):
+                    stop.result.pop(key, None)
             yield stop.result
+            if self.prompt_suggestion and not stop.exit_now:
+                yield {"type": "system", "subtype": "prompt_suggestion", "suggestion": self.prompt_suggestion,
+                       "session_id": self.session_id, "uuid": self._next_uuid()}
             if stop.exit_now:
                 yield {"type": "_exit", "code": 1}
 

@@ -79,17 +79,20 @@ def make_transport_class() -> type:
                 scenario's); keep a reference to inspect ``project.files`` or ``project.diff()``.
             options: the ``ClaudeAgentOptions`` to enforce; default: the ones the SDK was called with.
             max_turns, max_budget_usd: limits that override the options' (as CLI flags would).
+            prompt_suggestion, report_cost: see :func:`agentlab.agent_sdk.fake_transport`.
 
         Raises (from ``connect``):
             RuntimeError: when no options were given and none can be found in the SDK's call.
         """
 
         def __init__(self, scenario: str | Scenario = "fix_auth_bug", *, project: Project | None = None,
-                     options: Any = None, max_turns: int | None = None, max_budget_usd: float | None = None) -> None:
+                     options: Any = None, max_turns: int | None = None, max_budget_usd: float | None = None,
+                     prompt_suggestion: str | None = None, report_cost: bool = True) -> None:
             self.scenario = get_agent_scenario(scenario) if isinstance(scenario, str) else scenario
             self.project = project if project is not None else project_for(self.scenario)
             self.options = options
-            self._limits = {"max_turns": max_turns, "max_budget_usd": max_budget_usd}
+            self._limits = {"max_turns": max_turns, "max_budget_usd": max_budget_usd,
+                            "prompt_suggestion": prompt_suggestion, "report_cost": report_cost}
             self.cli: FakeCLI | None = None
             self._ready = False
             self._ids = itertools.count()
