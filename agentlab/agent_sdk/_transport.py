@@ -32,6 +32,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
+from .._client import fake_api
 from ..errors import RunawayLoop
 from ..fake._scenario import Scenario
 from ._engine import FakeCLI
@@ -185,14 +186,26 @@ def make_transport_class() -> type:
                                 await self._outbox.put((_EXIT, frame["code"]))
                                 return
                             await self._outbox.put(frame)
+                            await self._drained()
             except asyncio.CancelledError:
                 raise
-            except RunawayLoop as stop:
+            except RunawayLoop:
+                limit = fake_api(self.cli.session.client).request_limit if self.cli.session else "many"
                 await self._outbox.put(ProcessError(
-                    f"agentlab stopped a runaway agent session: {stop}. Set max_turns or max_budget_usd.",
-                    exit_code=1))
+                    f"agentlab stopped a runaway agent session after {limit} model calls: the agent never "
+                    "finished and nothing limited the run. Set max_turns or max_budget_usd in "
+                    "ClaudeAgentOptions (seed 004: max_turns=30 to 'Prevent runaway sessions').", exit_code=1))
             except Exception as error:  # noqa: BLE001 - a bug or a bad scenario: surface it, never hang the learner
                 await self._outbox.put(error)
+
+        async def _drained(self) -> None:
+            """Let the SDK take what was sent before going on, as a real CLI waits on the model: the
+            consumer stays close behind the loop, so an ``interrupt()`` lands where it was sent."""
+            assert self._outbox is not None
+            while not self._outbox.empty():
+                await asyncio.sleep(0)
+            for _ in range(3):
+                await asyncio.sleep(0)
 
         async def _answer(self, message: dict[str, Any]) -> bool:
             """Answer one control request from the SDK; True when the process exits."""
