@@ -106,7 +106,7 @@ class Lesson:
     """One notebook of the course."""
 
     number: str
-    """``"00"`` to ``"13"``."""
+    """``"00"`` to ``"14"``."""
     stem: str
     """The notebook's file name without ``.ipynb``."""
     title: dict[str, str]
@@ -161,6 +161,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson("12", "12_build_your_own_loop", {"en": "Build your own loop", "es": "Construye tu propio bucle"},
            _INTRO_12 + sum(e.minutes for e in EXERCISES)),
     Lesson("13", "13_practice_exam", {"en": "Practice exam", "es": "Examen de práctica"}, 30),
+    Lesson("14", "14_agent_sdk_loop", {"en": "The Agent SDK loop", "es": "El bucle del Agent SDK"}, 30),
 )
 """The course, in order, with suggested workshop minutes per lesson (issue 5's plan)."""
 

@@ -38,6 +38,7 @@ PLAN = (
     "11_streaming",
     "12_build_your_own_loop",
     "13_practice_exam",
+    "14_agent_sdk_loop",
 )
 """Issue 5's plan, in order."""
 
