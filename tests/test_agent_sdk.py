@@ -162,6 +162,16 @@ def test_every_scenario_ends_with_its_documented_result(scenario: str) -> None:
         assert error is None
 
 
+def test_setting_sources_project_loads_claude_md_and_the_prompt_prefix_is_cached() -> None:
+    result = result_of(run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, setting_sources=["project"]))[0])
+    system = journal(result.session_id).exchanges[0].request["system"][0]
+    assert "Run `npm test` after every change." in system["text"]
+    assert system["cache_control"] == {"type": "ephemeral"}
+    assert result.usage["cache_creation_input_tokens"] > 0 and result.usage["cache_read_input_tokens"] > 0
+    plain = result_of(run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS))[0])
+    assert "CLAUDE.md" not in journal(plain.session_id).exchanges[0].request["system"][0]["text"]
+
+
 # -- results by subtype ---------------------------------------------------------------------------
 def test_max_turns_counts_tool_use_turns_and_runs_the_last_turns_tools() -> None:
     messages, error = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, max_turns=2))
