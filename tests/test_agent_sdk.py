@@ -31,6 +31,7 @@ from claude_agent_sdk import (
     StreamEvent,
     SystemMessage,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
@@ -170,6 +171,20 @@ def test_setting_sources_project_loads_claude_md_and_the_prompt_prefix_is_cached
     assert result.usage["cache_creation_input_tokens"] > 0 and result.usage["cache_read_input_tokens"] > 0
     plain = result_of(run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS))[0])
     assert "CLAUDE.md" not in journal(plain.session_id).exchanges[0].request["system"][0]["text"]
+
+
+def test_effort_turns_thinking_on_and_thinking_blocks_are_messages_too() -> None:
+    messages, error = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, effort="high"))
+    assert error is None
+    groups: dict[str, list[Any]] = {}
+    for m in messages:
+        if isinstance(m, AssistantMessage):
+            groups.setdefault(m.message_id, []).append(m.content[0])
+    assert all(isinstance(blocks[0], ThinkingBlock) and blocks[0].signature for blocks in groups.values())
+    sent = journal(result_of(messages).session_id).exchanges[0].request
+    assert sent["thinking"] == {"type": "adaptive"}
+    plain, _ = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS))
+    assert not any(isinstance(b, ThinkingBlock) for m in plain if isinstance(m, AssistantMessage) for b in m.content)
 
 
 # -- results by subtype ---------------------------------------------------------------------------

@@ -313,6 +313,9 @@ class FakeCLI:
             "system": [{"type": "text", "text": self._system_text(), "cache_control": {"type": "ephemeral"}}],
             "messages": self.session.messages,
         }
+        thinking = self._thinking()
+        if thinking is not None:
+            params["thinking"] = thinking
         tools = [json.loads(json.dumps(TOOL_DEFINITIONS[n])) for n in self.available_tools()]
         if tools:
             params["tools"] = tools
@@ -336,6 +339,16 @@ class FakeCLI:
         run.api_ms += 600 + 15 * int(usage.output_tokens or 0)
         run.stop_reason = message.stop_reason
         yield message
+
+    def _thinking(self) -> dict[str, Any] | None:
+        """The ``thinking`` request parameter: the options' ``thinking`` as given, else adaptive
+        thinking when an ``effort`` is set, else none (the model then writes no thinking blocks)."""
+        thinking = getattr(self.options, "thinking", None)
+        if isinstance(thinking, dict):
+            return dict(thinking)
+        if getattr(self.options, "effort", None):
+            return {"type": "adaptive"}
+        return None
 
     def _system_text(self) -> str:
         """The system prompt: the options' string, or the CLI's own (plus a preset's ``append``),

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..fake._replies import Reply, fault, text, tool_use, tool_uses
+from ..fake._replies import Reply, fault, text, thinking, tool_use, tool_uses
 from ..fake._scenario import Scenario, Turn
 from ._project import CWD, Project, auth_project
 
@@ -82,7 +82,7 @@ def _denied(call: ToolCall) -> str:
     return (call.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip().splitlines()[0]
 
 
-def _fix_policy(turn: Turn) -> Reply:
+def _fix_reply(turn: Turn) -> Reply:
     tools, history = _tools(turn), tool_history(turn)
     tests = [c for c in history if c.name == "Bash" and "test" in c.input.get("command", "")]
     reads = {c.input.get("file_path") for c in history if c.name == "Read" and not c.is_error}
@@ -123,6 +123,23 @@ def _fix_policy(turn: Turn) -> Reply:
     if _tests_pass(last_test):
         return text(ANSWER)
     return text("I changed `isExpired`, but the tests still fail; the output above shows which ones.")
+
+
+_FIX_THOUGHTS = {
+    "Bash": "The user reports failing tests in the auth module. Run the suite first to see what fails.",
+    "Read": "All three failures are about session expiry. Read the module and its tests before changing anything.",
+    "Edit": "isExpired returns expiresAt > now, which is true for a live session. Expired means expiresAt <= now, "
+            "which also covers the exact moment of expiry that the third test checks.",
+    None: "Decide what to report to the user from the last tool results.",
+}
+
+
+def _fix_policy(turn: Turn) -> Reply:
+    """Seed 004's run. Each reply starts with a thinking block, which the fake keeps only when the
+    request turns thinking on (the CLI does for ``effort`` or ``thinking`` options)."""
+    reply = _fix_reply(turn)
+    first_call = next((b["name"] for b in reply.content if b.get("type") == "tool_use"), None)
+    return thinking(_FIX_THOUGHTS.get(first_call, _FIX_THOUGHTS[None]), reply)
 
 
 def _summary_policy(turn: Turn) -> Reply:
