@@ -5,12 +5,15 @@ quiz's misconception tags and the notebooks' sections all use it), a short ``nam
 ``explanation`` (what the fault is and the symptom the learner sees) and the ``fix``, each in
 English and Spanish, the ``seed`` it comes from, the built-in ``scenarios`` that expose it, a
 ``family`` for grouping, and ``api_error``: the reference section-7 rule id when the fault makes
-the API answer 400 (:data:`agentlab.fake._rules.RULES_BY_ID` has the same ids)::
+the API answer 400 (:data:`agentlab.fake._rules.RULES_BY_ID` has the same ids). The
+``agent-sdk`` family holds the faults of code that consumes the Claude Agent SDK's messages
+(graded by ``agentlab.grade`` on an ``async def consume(messages)``, seed 004)::
 
     from agentlab import antipatterns
     ap = antipatterns.get("missing-assistant-turn")
     ap.text("fix", "es")          # the fix in Spanish (default: the learner's language)
     antipatterns.TAGS             # every tag, in course order
+    antipatterns.SDK_TAGS         # the agent-sdk family's (LOOP_TAGS: all the others)
 
 Where the seeds disagree, the texts teach the nuance instead of picking a side:
 
@@ -38,10 +41,14 @@ from dataclasses import dataclass
 
 from ._i18n import LANGUAGES, language
 
-__all__ = ["AntiPattern", "ANTIPATTERNS", "BY_TAG", "FAMILIES", "FIELDS", "TAGS", "get"]
+__all__ = ["AntiPattern", "ANTIPATTERNS", "BY_TAG", "FAMILIES", "FIELDS", "LOOP_TAGS", "SDK_FAMILY", "SDK_TAGS", "TAGS",
+           "get"]
 
-FAMILIES = ("termination", "history", "tools", "stop-reasons", "guardrails", "thinking", "design")
+FAMILIES = ("termination", "history", "tools", "stop-reasons", "guardrails", "thinking", "design", "agent-sdk")
 """The groups, in the order the course teaches them."""
+
+SDK_FAMILY = "agent-sdk"
+"""The family of faults in code that consumes the Claude Agent SDK's messages (not a Messages API loop)."""
 
 FIELDS = ("name", "explanation", "fix")
 """The bilingual fields that :meth:`AntiPattern.text` reads."""
@@ -65,7 +72,9 @@ class AntiPattern:
     """Where the course teaches it: ``"seed NNN (section title)"`` and/or ``"reference ..."``,
     several separated by ``"; "``."""
     scenarios: tuple[str, ...]
-    """Built-in scenarios (``agentlab.scenarios()``) on which a loop with this fault shows it."""
+    """Built-in scenarios (``agentlab.scenarios()``) on which a loop with this fault shows it; for
+    the ``agent-sdk`` family, Agent SDK scenarios (``agentlab.agent_sdk.scenarios()``) on which a
+    consumer of ``query()``'s messages shows it."""
     family: str
     """One of :data:`FAMILIES`."""
     api_error: str | None = None
@@ -663,6 +672,73 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
         seed="seed 003 (Las trampas típicas)",
         scenarios=("weather",),
     ),
+    # ------------------------------------------------------------------ agent-sdk
+    _ap(
+        "error-result-as-success", "agent-sdk",
+        name=("Treating an error result as success",
+              "Tratar un resultado de error como éxito"),
+        explanation=(
+            "The code takes ResultMessage.result as the answer without checking the outcome. "
+            "error_max_turns, error_max_budget_usd and error_during_execution end an unfinished task, and a "
+            'failed API call arrives as subtype "success" with is_error true. Swallowing the exception '
+            "query() raises after an error result hides the failure too.",
+            "El código toma ResultMessage.result como la respuesta sin comprobar el resultado. "
+            "error_max_turns, error_max_budget_usd y error_during_execution cierran una tarea sin terminar, y "
+            'una llamada fallida a la API llega con subtipo "success" e is_error true. Tragarse la excepción '
+            "que query() lanza tras un resultado de error también esconde el fallo.",
+        ),
+        fix=(
+            'Use result only when subtype == "success" and is_error is false. Otherwise raise, or let '
+            "query()'s ResultError propagate, and keep subtype, errors and session_id to report or resume.",
+            'Usa result solo cuando subtype == "success" e is_error es false. Si no, lanza una excepción o '
+            "deja que se propague el ResultError de query(), y guarda subtype, errors y session_id para "
+            "informar o reanudar.",
+        ),
+        seed="seed 004 (Tipos de mensajes); seed 004 (Ponerlo todo junto); reference 6.2",
+        scenarios=("agent_stuck", "agent_crash", "agent_api_error"),
+    ),
+    _ap(
+        "breaks-at-result", "agent-sdk",
+        name=("Breaking at the result",
+              "Romper en el resultado"),
+        explanation=(
+            "The code stops iterating (break or return) as soon as the ResultMessage arrives. The result ends "
+            "the agent loop, not the stream: a few final system events such as prompt_suggestion can follow "
+            "it, and they are lost.",
+            "El código deja de iterar (break o return) en cuanto llega el ResultMessage. El resultado cierra "
+            "el bucle del agente, no el flujo: pueden seguirle algunos eventos finales del sistema, como "
+            "prompt_suggestion, y se pierden.",
+        ),
+        fix=(
+            "Handle the ResultMessage when it arrives (keep it, branch on subtype) and let the async for run "
+            "to the end of the stream; return or raise after the loop.",
+            "Maneja el ResultMessage cuando llegue (guárdalo, ramifica según subtype) y deja que el async for "
+            "llegue hasta el final del flujo; devuelve o lanza después del bucle.",
+        ),
+        seed="seed 004 (Tipos de mensajes); reference 6.2",
+        scenarios=("fix_auth_bug",),
+    ),
+    _ap(
+        "ignores-none-cost", "agent-sdk",
+        name=("Assuming the cost is always there",
+              "Dar por hecho que el coste siempre llega"),
+        explanation=(
+            "The code formats or adds ResultMessage.total_cost_usd (or reads usage or model_usage) as if it "
+            "were always set. In Python those fields are typed Optional, so a result without them crashes it "
+            "with a TypeError on None after the work is done.",
+            "El código formatea o suma ResultMessage.total_cost_usd (o lee usage o model_usage) como si "
+            "siempre vinieran. En Python esos campos son opcionales, así que un resultado sin ellos lo hace "
+            "fallar con un TypeError sobre None cuando el trabajo ya está hecho.",
+        ),
+        fix=(
+            "Check for None before reading them: if message.total_cost_usd is not None: ... (the same for "
+            "usage and model_usage). After a crash the cost can be zero: do not log it as the real cost.",
+            "Comprueba None antes de leerlos: if message.total_cost_usd is not None: ... (igual con usage y "
+            "model_usage). Tras un bloqueo el coste puede ser cero: no lo registres como el coste real.",
+        ),
+        seed="seed 004 (Manejar el resultado); reference 6.1",
+        scenarios=("fix_auth_bug",),
+    ),
 )
 """Every anti-pattern, grouped by family in :data:`FAMILIES` order."""
 
@@ -671,6 +747,12 @@ BY_TAG: dict[str, AntiPattern] = {ap.tag: ap for ap in ANTIPATTERNS}
 
 TAGS: tuple[str, ...] = tuple(BY_TAG)
 """Every tag, in catalogue order."""
+
+LOOP_TAGS: tuple[str, ...] = tuple(ap.tag for ap in ANTIPATTERNS if ap.family != SDK_FAMILY)
+"""The faults of a hand-written Messages API loop (the loop grader's cases and ``loops.SPECIMENS``)."""
+
+SDK_TAGS: tuple[str, ...] = tuple(ap.tag for ap in ANTIPATTERNS if ap.family == SDK_FAMILY)
+"""The faults of an Agent SDK consumer (the SDK grader's cases and ``loops.sdk_specimens.SDK_SPECIMENS``)."""
 
 if len(BY_TAG) != len(ANTIPATTERNS):  # pragma: no cover - a data error, caught at import
     raise RuntimeError("duplicate anti-pattern tags in ANTIPATTERNS")

@@ -28,12 +28,15 @@ EXPECTED_TAGS = {
     "fabricated-server-tool-result", "ignores-max-tokens", "executes-truncated-tool-use",
     "resends-unchanged-request", "retries-refusal", "unhandled-stop-reason", "tool-error-crashes-loop",
     "unbounded-tool-errors", "no-safety-cap", "strips-thinking", "hardcoded-tool-sequence", "forced-tool-choice",
+    # agent-sdk: consumers of the Claude Agent SDK's messages (seed 004)
+    "error-result-as-success", "breaks-at-result", "ignores-none-cost",
 }
 
 SEEDS = {"000", "001", "002", "003", "004"}
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "messages-api.md"
-REFERENCE_SECTIONS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "3.1", "3.2", "3.3", "3.4", "3.5"}
+REFERENCE_SECTIONS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "3.1", "3.2", "3.3", "3.4", "3.5",
+                      "6.1", "6.2", "6.3", "6.4"}
 
 _SEED_REF = re.compile(r"seed (\d{3})(?: \(([^)]+)\))?")
 _REFERENCE_REF = re.compile(r"reference (\d+(?:\.\d+)?)(?: rule (\w+))?")
@@ -49,7 +52,15 @@ by_entry = pytest.mark.parametrize("ap", ANTIPATTERNS, ids=lambda ap: ap.tag)
 
 def test_exactly_the_course_tags() -> None:
     assert set(TAGS) == EXPECTED_TAGS
-    assert len(TAGS) == len(ANTIPATTERNS) == len(BY_TAG) == 24
+    assert len(TAGS) == len(ANTIPATTERNS) == len(BY_TAG) == 27
+
+
+def test_loop_and_sdk_tags_split_the_catalogue() -> None:
+    assert antipatterns.SDK_TAGS == ("error-result-as-success", "breaks-at-result", "ignores-none-cost")
+    assert antipatterns.LOOP_TAGS + antipatterns.SDK_TAGS == TAGS
+    assert FAMILIES[-1] == antipatterns.SDK_FAMILY
+    for tag in antipatterns.SDK_TAGS:
+        assert "seed 004" in get(tag).seed
 
 
 def test_tags_unique_and_kebab_case() -> None:
@@ -143,7 +154,8 @@ def test_reference_sections_exist() -> None:
 
 @by_entry
 def test_scenarios_exist(ap: AntiPattern) -> None:
-    known = set(agentlab.scenarios())
+    # the agent-sdk family names Agent SDK scenarios (the fake CLI's), the others the fake API's
+    known = set(agentlab.agent_sdk.scenarios() if ap.family == "agent-sdk" else agentlab.scenarios())
     assert ap.scenarios and isinstance(ap.scenarios, tuple)
     for name in ap.scenarios:
         assert name in known, f"{ap.tag}: unknown scenario {name!r}"

@@ -11,6 +11,20 @@
 The loop has the seeds' shape with the client and tools passed in:
 ``agent_loop(client, prompt: str, tools: list[dict], run_tool) -> str`` (``async def`` works
 too: it gets an ``AsyncAnthropic``).
+
+An ``async def`` of ONE parameter is graded as a consumer of the Claude Agent SDK's stream
+instead, on :data:`SDK_CASES` (``agentlab.grader._sdk``; needs claude-agent-sdk)::
+
+    async def consume(messages) -> str: ...
+    report = agentlab.grade(consume)                     # every SDK case
+    report = agentlab.grade(consume, only=["api_error"])
+
+Contract: ``messages`` is the async iterator of one ``query()`` run, which the grader starts
+with the case's prompt, ``ClaudeAgentOptions`` and fake transport; the consumer returns the
+final result text (``ResultMessage.result``) when the run succeeded (subtype ``"success"`` and
+``is_error`` false), raises any ``Exception`` when it did not (letting the SDK's ``ResultError``
+propagate is enough), reads the stream to its end, and survives ``total_cost_usd`` being None
+(seed 004, reference 6.1-6.2).
 """
 
 from __future__ import annotations
@@ -24,8 +38,10 @@ from ._cases import CASE_NAMES, CASES, Case, get_case
 from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
+from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer
 
-__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "grade", "get_case", "judge"]
+__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
+           "grade", "grade_sdk", "get_case", "get_sdk_case", "is_sdk_consumer", "judge"]
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
@@ -108,9 +124,14 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
           time_limit: float | None = None) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
 
+    An Agent SDK consumer (``async def consume(messages) -> str``, one parameter; see
+    :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`).
+
     Args:
-        loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``).
-        only: case names to run (default: all, in order; see ``CASE_NAMES``).
+        loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), or an
+            Agent SDK consumer ``async def consume(messages) -> str``.
+        only: case names to run (default: all, in order; see ``CASE_NAMES``, or
+            ``SDK_CASE_NAMES`` for a consumer).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
         time_limit: seconds per case before the loop is stopped (default: each case's, 10 s).
 
@@ -121,7 +142,10 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
         TypeError: when ``loop`` is not callable.
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
+        ImportError: for an Agent SDK consumer when claude-agent-sdk is not installed.
     """
+    if is_sdk_consumer(loop):
+        return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
     if not callable(loop):
         raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
     lang = resolve_lang(lang)

@@ -41,6 +41,9 @@ class Finding:
     """The step the evidence is about."""
     api_error: str | None = None
     """The API's error message, quoted as sent, when the fault drew one."""
+    fix: dict[str, str] | None = None
+    """A fix for this finding in both languages, used instead of the catalogue's or
+    :data:`FINDINGS`' (the Agent SDK grader reuses the grader's own tags with fixes for consumers)."""
 
 
 FINDINGS: dict[str, dict[str, dict[str, str]]] = {

@@ -41,7 +41,8 @@ def describe_finding(finding: Finding, lang: str) -> tuple[str, str]:
         parts.append(f'{WORDS[lang]["api"]}: "{finding.api_error}"')
     if finding.tag not in FINDINGS:
         parts.append(_catalogue_text(finding.tag, "explanation", lang))
-    return " ".join(p.rstrip() for p in parts if p), _catalogue_text(finding.tag, "fix", lang)
+    fix = finding.fix[lang] if finding.fix else _catalogue_text(finding.tag, "fix", lang)
+    return " ".join(p.rstrip() for p in parts if p), fix
 
 
 @dataclass
