@@ -3,7 +3,9 @@ proven by running it.
 
 - every ``spot_the_bug`` and ``fix_code`` item: its ``code`` fails :func:`agentlab.grade` with
   its ``bug_tag`` among some case's diagnoses, and its ``fixed_code`` passes every case
-  (one test per item and side, named by the question id);
+  (one test per item and side, named by the question id). An Agent SDK item defines
+  ``async def agent_loop(messages)``, a consumer of ``query()``'s messages, which ``grade`` runs on
+  the SDK cases (skipped when claude-agent-sdk is not installed);
 - the bank's size: at least 150 questions, and every exam focus point of seed 000 (1-5) drilled
   by at least 3 questions. These two are skipped, saying why, while the banks are still being
   written (fewer than 150 questions).
@@ -42,6 +44,8 @@ def test_the_real_banks_validate():
 
 def run(code: str, question_id: str, side: str):
     """Exec a bank item's code alone and grade its agent_loop (English report)."""
+    if "claude_agent_sdk" in code:
+        pytest.importorskip("claude_agent_sdk", reason="Agent SDK items need the agent-sdk extra")
     namespace: dict = {"__name__": f"quiz_{question_id.replace('-', '_')}_{side}"}
     exec(compile(code, f"<{question_id} {side}>", "exec"), namespace)  # noqa: S102 - the bank's own code
     assert callable(namespace.get("agent_loop")), f"{question_id}: {side} defines no agent_loop"
