@@ -276,7 +276,8 @@ def test_default_mode_runs_read_only_tools_and_denies_the_others() -> None:
     assert first.is_error and first.content == "Claude requested permissions to use Bash, but you haven't granted it yet."
     result = result_of(messages)
     assert [d["tool_name"] for d in result.permission_denials] == ["Bash"]
-    assert "could not run the tests" in result.result
+    assert result.result.startswith("I could not run the tests: Claude requested permissions to use Bash, but you "
+                                    "haven't granted it yet. Allow the Bash tool")  # one period, not two
 
 
 def test_read_only_session_summarizes_without_any_options() -> None:
@@ -328,7 +329,7 @@ def test_can_use_tool_is_asked_for_tools_that_need_approval() -> None:
     assert error is None
     assert asked == ["Bash", "Edit", "Bash"]  # Read needs no approval
     assert "No edits during the freeze" in [r.content for r in tool_results(messages)]
-    assert "could not edit the file: No edits during the freeze" in result_of(messages).result
+    assert "could not edit the file: No edits during the freeze." in result_of(messages).result
 
 
 # -- hooks ----------------------------------------------------------------------------------------

@@ -78,8 +78,10 @@ def _tests_pass(call: ToolCall) -> bool:
 
 
 def _denied(call: ToolCall) -> str:
-    """The reason a call did not run, in one line."""
-    return (call.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip().splitlines()[0]
+    """The reason a call did not run, in one line without its final period (the model's own
+    sentence adds one)."""
+    text = (call.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()
+    return (text.splitlines() or [""])[0].rstrip(".")
 
 
 def _fix_reply(turn: Turn) -> Reply:
