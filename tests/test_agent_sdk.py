@@ -235,6 +235,7 @@ def test_crash_gives_error_during_execution_with_zero_cost_and_no_stop_reason() 
     assert result.subtype == "error_during_execution" and result.is_error
     assert result.total_cost_usd == 0 and result.stop_reason is None  # seed 004
     assert result.usage["input_tokens"] == 0
+    assert result.num_turns == 2  # the prompt and the first tool result; the crash hit the second call
     assert isinstance(error, ResultError) and "session process was killed" in str(error)
     assert isinstance(messages[-1], ResultMessage)  # the process exits right after it
 

@@ -371,9 +371,13 @@ class FakeCLI:
         crash_at = self.scenario.extra.get("crash_on_tool_call")
         if crash_at is not None and run.tool_calls >= int(crash_at) and self.session is not None \
                 and sum(1 for m in self.session.messages if m["role"] == "assistant") >= int(crash_at):
+            # After a session crash the cost fields can be zero and stop_reason is null (seed 004).
             crashed = self._error_result("error_during_execution",
                                          [f"{name} tool execution failed: the session process was killed (SIGKILL)"],
-                                         run=_Run(), terminal_reason=None)
+                                         run=run, terminal_reason=None)
+            zero = _Run()
+            crashed.update(stop_reason=None, total_cost_usd=0.0, usage={**zero.usage, "service_tier": "standard"},
+                           modelUsage={})
             raise _Stop(crashed, exit_now=True)
         decision, reason = None, ""
         for hook_output in await self._run_hooks("PreToolUse", name, {"tool_name": name, "tool_input": tool_input,
