@@ -370,11 +370,12 @@ def test_time_limit_ends_the_exam(bank, tmp_path):
 
 
 def test_what_the_learners_code_prints_while_graded_stays_off_the_screen(bank, tmp_path, capsys):
-    q = find(bank, "fix_code")
+    signature = "def agent_loop(client, prompt, tools, run_tool):"
+    q = next(q for q in bank.questions if q.type == "fix_code" and signature in q.fixed_code)  # a loop, not an SDK consumer
     noisy = tmp_path / "noisy.py"
     noisy.write_text('print("NOISE at import")\n' + q.fixed_code.replace(
-        "def agent_loop(client, prompt, tools, run_tool):",
-        'def agent_loop(client, prompt, tools, run_tool):\n    print("NOISE in the loop")', 1), encoding="utf-8")
+        signature, signature + '\n    print("NOISE in the loop")', 1), encoding="utf-8")
+    assert "NOISE in the loop" in noisy.read_text(encoding="utf-8")
     answers = iter([str(noisy)])
 
     def input_fn(prompt):

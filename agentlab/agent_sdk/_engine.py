@@ -288,7 +288,9 @@ class FakeCLI:
                 for key in ("total_cost_usd", "usage", "modelUsage"):
                     stop.result.pop(key, None)
             yield stop.result
-            if self.prompt_suggestion and not stop.exit_now:
+            # Not after an error result: any frame after it would make the SDK report the CLI's exit
+            # as a plain ProcessError instead of ResultError (claude_agent_sdk _internal/query.py).
+            if self.prompt_suggestion and not stop.exit_now and not stop.result.get("is_error"):
                 yield {"type": "system", "subtype": "prompt_suggestion", "suggestion": self.prompt_suggestion,
                        "session_id": self.session_id, "uuid": self._next_uuid()}
             if stop.exit_now:
