@@ -30,7 +30,8 @@ TEXT = {
         "lang_help": "language of the output (en or es)",
         "json_help": "print JSON instead of a table",
         "header": "Built-in scenarios (use with agentlab.fake_client(NAME)):",
-        "grade_help": "grade an agent loop: agent_loop(client, prompt, tools, run_tool) -> str",
+        "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
+                       "consumer, async def consume(messages) -> str"),
         "target_help": "a Python file, optionally with :FUNCTION (default agent_loop)",
         "only_help": "comma-separated case names to run (default: all)",
         "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
@@ -68,7 +69,8 @@ TEXT = {
         "lang_help": "idioma de la salida (en o es)",
         "json_help": "imprime JSON en lugar de una tabla",
         "header": "Escenarios incluidos (úsalos con agentlab.fake_client(NOMBRE)):",
-        "grade_help": "evalúa un bucle de agente: agent_loop(client, prompt, tools, run_tool) -> str",
+        "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, o un "
+                       "consumidor del Agent SDK, async def consume(messages) -> str"),
         "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop)",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
         "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",

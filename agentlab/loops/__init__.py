@@ -6,7 +6,9 @@
     result = run_agent(client, prompt, tools, run_tool, guardrails=Guardrails(max_steps=10))
     result.stopped_because, result.explanation()
 
-``SPECIMENS`` loads on first use from ``agentlab.loops.specimens``.
+``SPECIMENS`` loads on first use from ``agentlab.loops.specimens``. The Agent SDK counterparts
+(``async def consume(messages) -> str`` done right, and one per agent-sdk anti-pattern) are in
+``agentlab.loops.sdk_specimens``.
 """
 
 from __future__ import annotations

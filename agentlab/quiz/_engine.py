@@ -46,7 +46,8 @@ WORDS = {
     "en": {
         "syntax": "Your code has a syntax error on line {line}: {msg}",
         "raised": "Running your code raised {exc}",
-        "no_loop": "Your code defines no function agent_loop(client, prompt, tools, run_tool).",
+        "no_loop": ("Your code defines no function agent_loop(client, prompt, tools, run_tool) (or, for an "
+                    "Agent SDK item, async def agent_loop(messages))."),
         "not_callable": "agent_loop is a {kind}, not a function.",
         "grader": "The grader could not run your loop: {exc}",
         "passed": "Every grader case passed.",
@@ -55,7 +56,8 @@ WORDS = {
     "es": {
         "syntax": "Tu código tiene un error de sintaxis en la línea {line}: {msg}",
         "raised": "Al ejecutar tu código se lanzó {exc}",
-        "no_loop": "Tu código no define la función agent_loop(client, prompt, tools, run_tool).",
+        "no_loop": ("Tu código no define la función agent_loop(client, prompt, tools, run_tool) (o, en una "
+                    "pregunta del Agent SDK, async def agent_loop(messages))."),
         "not_callable": "agent_loop es un {kind}, no una función.",
         "grader": "El grader no pudo ejecutar tu bucle: {exc}",
         "passed": "Todos los casos del grader superados.",
