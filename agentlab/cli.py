@@ -1,6 +1,7 @@
 """The ``agentlab`` command line.
 
-- ``agentlab scenarios [--lang es] [--json]`` lists the built-in scenarios of the fake;
+- ``agentlab scenarios [--lang es] [--json] [--agent-sdk]`` lists the built-in scenarios of the fake
+  (``--agent-sdk``: the fake CLI's, for ``agentlab.agent_sdk.fake_transport``);
 - ``agentlab grade FILE[:FUNCTION] [--json] [--lang es] [--only CASE,...]`` grades a loop and
   exits 0 when every case passes, 1 otherwise, 2 when the file or function cannot be loaded;
 - ``agentlab quiz [--topic T] [--lang es] [--exam] [--n N] [--seed S] [--user NAME]`` runs a quiz
@@ -30,6 +31,8 @@ TEXT = {
         "lang_help": "language of the output (en or es)",
         "json_help": "print JSON instead of a table",
         "header": "Built-in scenarios (use with agentlab.fake_client(NAME)):",
+        "agent_sdk_help": "list the Agent SDK scenarios instead (for agentlab.agent_sdk.fake_transport)",
+        "agent_sdk_header": "Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):",
         "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
                        "consumer, async def consume(messages) -> str"),
         "target_help": "a Python file, optionally with :FUNCTION (default agent_loop)",
@@ -69,6 +72,8 @@ TEXT = {
         "lang_help": "idioma de la salida (en o es)",
         "json_help": "imprime JSON en lugar de una tabla",
         "header": "Escenarios incluidos (úsalos con agentlab.fake_client(NOMBRE)):",
+        "agent_sdk_help": "lista en su lugar los escenarios del Agent SDK (para agentlab.agent_sdk.fake_transport)",
+        "agent_sdk_header": "Escenarios del Agent SDK (úsalos con agentlab.agent_sdk.fake_transport(NOMBRE)):",
         "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, o un "
                        "consumidor del Agent SDK, async def consume(messages) -> str"),
         "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop)",
@@ -113,6 +118,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     scen.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     parser.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     scen.add_argument("--json", action="store_true", help=t["json_help"])
+    scen.add_argument("--agent-sdk", action="store_true", help=t["agent_sdk_help"])
     grade = sub.add_parser("grade", help=t["grade_help"], description=t["grade_help"])
     grade.add_argument("target", metavar="FILE[:FUNCTION]", help=t["target_help"])
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
@@ -211,14 +217,17 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
     return 0 if report.passed else 1
 
 
-def _scenarios(lang: str, as_json: bool) -> int:
-    from .fake._catalogue import SCENARIOS
+def _scenarios(lang: str, as_json: bool, *, agent_sdk: bool = False) -> int:
+    if agent_sdk:  # the Agent SDK scenarios are plain data too: listing them needs no claude-agent-sdk
+        from .agent_sdk._scenarios import AGENT_SCENARIOS as SCENARIOS
+    else:
+        from .fake._catalogue import SCENARIOS
 
     rows = [{"name": s.name, "description": s.describe(lang), "model": s.model} for s in SCENARIOS.values()]
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
-    print(TEXT[lang]["header"])
+    print(TEXT[lang]["agent_sdk_header" if agent_sdk else "header"])
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         print(f"  {r['name']:<{width}}  {r['description']}")
@@ -317,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser(lang)
     args = parser.parse_args(argv)
     if args.command == "scenarios":
-        return _scenarios(args.lang, args.json)
+        return _scenarios(args.lang, args.json, agent_sdk=args.agent_sdk)
     if args.command == "grade":
         try:
             return _grade(args.target, args.lang, args.json, args.only, args.time_limit)

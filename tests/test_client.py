@@ -104,6 +104,19 @@ def test_cli_lists_scenarios_in_both_languages(capsys):
     assert [r["name"] for r in rows] == agentlab.scenarios()
 
 
+def test_cli_lists_the_agent_sdk_scenarios(capsys):
+    from agentlab.agent_sdk import scenarios as agent_scenarios
+
+    assert cli_main(["scenarios", "--agent-sdk"]) == 0
+    english = capsys.readouterr().out
+    assert english.startswith("Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):")
+    assert "fix_auth_bug" in english and "seed 004" in english and "weather" not in english
+    assert cli_main(["scenarios", "--agent-sdk", "--lang", "es", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == agent_scenarios()
+    assert all(r["description"] for r in rows) and rows[0]["description"].startswith("semilla 004")
+
+
 def test_every_scenario_has_a_spanish_description():
     for name in agentlab.scenarios():
         scenario = agentlab.fake.get_scenario(name)
