@@ -111,9 +111,8 @@ def test_assistant_messages_of_one_response_share_the_message_id() -> None:
     sizes = [len(g) for g in groups.values()]
     assert sizes == [2, 3, 3, 1]  # text+Bash; text+Read+Read; text+Edit+Bash; text
     for group in groups.values():
-        # only the last frame of a response carries its stop reason (reference 6.1)
-        assert [m.stop_reason for m in group[:-1]] == [None] * (len(group) - 1)
-        assert group[-1].stop_reason in ("tool_use", "end_turn")
+        # no frame carries the stop reason (null on every frame on CLI 2.1.332; reference 6.1)
+        assert [m.stop_reason for m in group] == [None] * len(group)
         assert all(m.session_id == messages[0].data["session_id"] for m in group)
 
 
@@ -139,7 +138,9 @@ def test_tool_results_come_back_as_user_messages_with_the_tool_output() -> None:
     ids = [b.id for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, ToolUseBlock)]
     assert [r.tool_use_id for r in results] == ids
     structured = [m.tool_use_result for m in messages if isinstance(m, UserMessage)]
-    assert structured[0]["stdout"].startswith("> auth-service@1.0.0 test")
+    assert structured[0].startswith("Error: Exit code 1\n> auth-service@1.0.0 test")  # an error: its text
+    assert structured[-1]["stdout"].startswith("> auth-service@1.0.0 test")  # a success: the tool's own output
+    assert structured[-1]["interrupted"] is False
 
 
 def test_the_edit_really_changes_the_in_memory_project() -> None:
@@ -254,12 +255,40 @@ def test_cost_fields_can_be_none() -> None:
     assert result.total_cost_usd is None and result.usage is None and result.model_usage is None
 
 
-def test_a_prompt_suggestion_can_follow_the_result() -> None:
-    messages, error = run("summarize_project", prompt="Summarize this project", prompt_suggestion="Run the tests?")
-    assert error is None
-    assert isinstance(messages[-2], ResultMessage)
-    assert isinstance(messages[-1], SystemMessage) and messages[-1].subtype == "prompt_suggestion"
-    assert messages[-1].data["suggestion"] == "Run the tests?"
+def test_session_state_events_frame_the_run_when_asked_for() -> None:
+    env = {"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"}
+    messages, error = run("summarize_project", prompt="Summarize this project", options=ClaudeAgentOptions(env=env))
+    states = [(i, m.data["state"]) for i, m in enumerate(messages)
+              if isinstance(m, SystemMessage) and m.subtype == "session_state_changed"]
+    # as on CLI 2.1.332: "running" before init, "idle" after the result
+    assert states == [(0, "running"), (len(messages) - 1, "idle")]
+    assert messages[1].subtype == "init" and isinstance(messages[-2], ResultMessage) and error is None
+    plain, _ = run("summarize_project", prompt="Summarize this project")
+    assert not any(isinstance(m, SystemMessage) and m.subtype == "session_state_changed" for m in plain)
+    # after an error result "idle" still follows, and the SDK still raises ResultError at the end
+    messages, error = run("agent_stuck", options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, max_turns=1, env=env))
+    assert isinstance(messages[-2], ResultMessage) and messages[-1].data["state"] == "idle"
+    assert isinstance(error, ResultError)
+
+
+def test_a_prompt_suggestion_is_sent_but_the_python_sdk_skips_it() -> None:
+    transport = fake_transport("summarize_project", prompt_suggestion="Run the tests?")
+    raw: list[dict] = []
+    read = transport.read_messages
+
+    async def spy():
+        async for frame in read():
+            raw.append(frame)
+            yield frame
+
+    transport.read_messages = spy
+
+    async def main() -> list[Any]:
+        return [m async for m in sdk.query(prompt="Summarize this project", transport=transport)]
+
+    messages = asyncio.run(asyncio.wait_for(main(), timeout=60))
+    assert {"type": "prompt_suggestion", "suggestion": "Run the tests?"}.items() <= raw[-2].items()
+    assert isinstance(messages[-1], ResultMessage)  # the SDK's parser skips the unknown frame type
 
 
 def test_no_limit_on_a_stuck_agent_is_stopped_with_a_clear_error() -> None:
@@ -274,11 +303,27 @@ def test_default_mode_runs_read_only_tools_and_denies_the_others() -> None:
     messages, error = run()
     assert error is None
     first = tool_results(messages)[0]
-    assert first.is_error and first.content == "Claude requested permissions to use Bash, but you haven't granted it yet."
+    assert first.is_error and first.content == "This command requires approval"  # CLI 2.1.332's text
+    denied = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "permission_denied"]
+    assert len(denied) == 1 and denied[0].data["tool_name"] == "Bash"
+    assert denied[0].data["decision_reason_type"] == "other" and denied[0].data["message"] == first.content
+    assert messages.index(denied[0]) == messages.index(next(m for m in messages if isinstance(m, UserMessage))) - 1
     result = result_of(messages)
     assert [d["tool_name"] for d in result.permission_denials] == ["Bash"]
-    assert result.result.startswith("I could not run the tests: Claude requested permissions to use Bash, but you "
-                                    "haven't granted it yet. Allow the Bash tool")  # one period, not two
+    assert result.result.startswith("I could not run the tests: This command requires approval. Allow the Bash tool")
+    # read-only commands run without asking
+    project = auth_project()
+    project.run_tool("Read", {"file_path": "src/auth.ts"})
+    assert "This command requires approval" not in project.run_tool("Bash", {"command": "ls"}).content
+
+
+def test_an_edit_without_permission_is_denied_with_the_clis_text() -> None:
+    messages, _ = run(options=ClaudeAgentOptions(allowed_tools=["Bash"]))
+    edit = [r for r in tool_results(messages) if "write to" in str(r.content)]
+    assert [r.content for r in edit] == [
+        "Claude requested permissions to write to /project/src/auth.ts, but you haven't granted it yet."]
+    structured = [m.tool_use_result for m in messages if isinstance(m, UserMessage)]
+    assert f"Error: {edit[0].content}" in structured
 
 
 def test_read_only_session_summarizes_without_any_options() -> None:
@@ -300,8 +345,11 @@ def test_disallowed_tools_leave_the_models_context() -> None:
 def test_a_disallowed_command_pattern_blocks_matching_calls_only() -> None:
     messages, _ = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, disallowed_tools=["Bash(npm test)"]))
     assert "Bash" in messages[0].data["tools"]
-    denied = [r for r in tool_results(messages) if r.content == "Permission to use Bash has been denied."]
+    denied = [r for r in tool_results(messages)
+              if r.content == "Permission to use Bash with command npm test has been denied."]
     assert len(denied) == 1
+    frames = [m.data for m in messages if isinstance(m, SystemMessage) and m.subtype == "permission_denied"]
+    assert [f["decision_reason_type"] for f in frames] == ["rule"]
 
 
 def test_allowed_tools_is_not_a_restriction_and_modes_apply() -> None:
@@ -348,7 +396,7 @@ def test_a_pre_tool_use_hook_blocks_a_call_before_it_runs() -> None:
     assert error is None
     assert [h["tool_name"] for h in seen] == ["Edit"]  # the matcher selects Edit only
     assert seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_use_id"].startswith("toolu_")
-    assert "src/ is frozen" in [r.content for r in tool_results(messages)]
+    assert "PreToolUse:Edit hook error: src/ is frozen" in [r.content for r in tool_results(messages)]
     assert project.files["src/auth.ts"] == project.original["src/auth.ts"]
     assert result_of(messages).permission_denials[0]["tool_name"] == "Edit"
 
@@ -371,6 +419,36 @@ def test_hooks_can_allow_rewrite_and_observe() -> None:
     bash = [o for o in observed if o[0] == "Bash"]
     assert bash and all(o[1]["command"].endswith("-- --ci") for o in bash)  # allowed without allowed_tools
     assert [o[0] for o in observed] == ["Bash", "Read", "Read", "Bash"]  # Edit was denied: no PostToolUse
+
+
+def test_a_failing_hook_fails_open_and_a_failing_can_use_tool_denies() -> None:
+    """As on CLI 2.1.332: a hook that raises counts as an empty answer (the tool runs, an
+    informational message says so); a can_use_tool that raises or answers badly denies the call."""
+    async def broken_hook(hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        return hook_input["tool_nam"]  # a typo: KeyError inside the SDK's handler
+
+    project = auth_project()
+    options = ClaudeAgentOptions(allowed_tools=ALL_TOOLS, hooks={"PreToolUse": [HookMatcher(matcher="Edit",
+                                                                                            hooks=[broken_hook])]})
+    messages, error = run(options=options, project=project)
+    assert error is None and result_of(messages).subtype == "success"
+    assert "<= now" in project.files["src/auth.ts"]  # the guard failed open: the edit ran
+    info = [m.data for m in messages if isinstance(m, SystemMessage) and m.subtype == "informational"]
+    assert [(i["tag"], i["level"]) for i in info] == [("hook_callback_failed", "warning")]
+    assert info[0]["content"].startswith("PreToolUse: Hook callback hook_0 failed: the SDK host replied with an error")
+
+    async def wrong_answer(name: str, tool_input: dict, context: Any) -> Any:
+        return True  # not a PermissionResult
+
+    async def prompts():
+        yield {"type": "user", "message": {"role": "user", "content": TASK}}
+
+    messages, error = run(prompt=prompts(), options=ClaudeAgentOptions(can_use_tool=wrong_answer))
+    assert error is None
+    first = tool_results(messages)[0]
+    assert first.is_error and first.content.startswith("Tool permission request failed: Error: Tool permission "
+                                                       "callback must return PermissionResult")
+    assert result_of(messages).permission_denials[0]["tool_name"] == "Bash"
 
 
 # -- sessions -------------------------------------------------------------------------------------
@@ -451,6 +529,53 @@ def test_partial_messages_stream_raw_events() -> None:
                       options=ClaudeAgentOptions(include_partial_messages=True))
     events = [m.event["type"] for m in messages if isinstance(m, StreamEvent)]
     assert events[0] == "message_start" and "content_block_delta" in events and events.count("message_stop") == 3
+
+
+@pytest.mark.parametrize(("options", "stderr"), [
+    (ClaudeAgentOptions(max_budget_usd=0), "error: --max-budget-usd must be a number greater than 0"),
+    (ClaudeAgentOptions(max_budget_usd=-1), "error: --max-budget-usd must be a number greater than 0"),
+    (ClaudeAgentOptions(permission_mode="bogus"), "error: option '--permission-mode <mode>' argument 'bogus' is "
+                                                  "invalid. Allowed choices are acceptEdits, auto, bypassPermissions, "
+                                                  "manual, dontAsk, plan."),
+])
+def test_flags_the_cli_rejects_end_the_process_before_any_message(options: ClaudeAgentOptions, stderr: str) -> None:
+    messages, error = run(options=options)
+    assert messages == []
+    assert isinstance(error, sdk.ProcessError) and not isinstance(error, ResultError)
+    assert error.exit_code == 1 and error.stderr == stderr
+
+
+def test_an_explicit_session_id_must_be_new_unless_forgotten() -> None:
+    options = ClaudeAgentOptions(session_id="00000000-0000-4000-8000-000000000001")
+    first, error = run("summarize_project", prompt="Summarize this project", options=options)
+    assert error is None and result_of(first).session_id == options.session_id
+    again, error = run("summarize_project", prompt="Summarize this project", options=options)
+    assert again == [] and error.stderr == f"Error: Session ID {options.session_id} is already in use."
+    agentlab.agent_sdk.forget_session(options.session_id)
+    assert run("summarize_project", prompt="Summarize this project", options=options)[1] is None
+
+
+def test_model_aliases_resolve_like_the_cli() -> None:
+    messages, _ = run("summarize_project", prompt="Summarize this project", options=ClaudeAgentOptions(model="sonnet"))
+    assert messages[0].data["model"] == "claude-sonnet-5-5" and result_of(messages).subtype == "success"
+    assert journal(result_of(messages).session_id).exchanges[0].request["model"] == "claude-sonnet-5-5"
+
+
+def test_a_transport_runs_one_process_only() -> None:
+    transport = fake_transport("summarize_project")
+
+    async def main() -> BaseException | None:
+        async for _ in sdk.query(prompt="Summarize this project", transport=transport):
+            pass
+        try:
+            async for _ in sdk.query(prompt="Summarize this project", transport=transport):
+                pass
+        except RuntimeError as error:
+            return error
+        return None
+
+    error = asyncio.run(asyncio.wait_for(main(), timeout=60))
+    assert "make a new one with agentlab.agent_sdk.fake_transport(...)" in str(error)
 
 
 # -- determinism and packaging --------------------------------------------------------------------

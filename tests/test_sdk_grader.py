@@ -48,7 +48,7 @@ Cell = Union[None, str, tuple[str, ...]]
 """None: the case passed; a tag: the one diagnosis; a tuple: every diagnosis, most specific first."""
 
 _ERRORS = ("error_max_turns", "error_max_budget_usd", "error_during_execution", "api_error")
-_SUCCESSES = ("success", "prompt_suggestion", "cost_not_reported")
+_SUCCESSES = ("success", "idle_after_result", "cost_not_reported")
 
 # Every case not listed for a specimen PASSES.
 MATRIX: dict[str, dict[str, Cell]] = {
@@ -98,7 +98,7 @@ def _actual(name: str) -> dict[str, Cell]:
 
 
 def test_the_cases_cover_the_agent_sdk_family():
-    assert SDK_CASE_NAMES == ("success", "prompt_suggestion", "error_max_turns", "error_max_budget_usd",
+    assert SDK_CASE_NAMES == ("success", "idle_after_result", "error_max_turns", "error_max_budget_usd",
                               "error_during_execution", "api_error", "cost_not_reported")
     exposed = {tag for case in SDK_CASES for tag in case.exposes}
     assert exposed == set(antipatterns.SDK_TAGS)
@@ -118,8 +118,8 @@ def test_each_case_ends_as_declared(case):
     assert run.ended and not run.unread
     if case.expect == "raise":
         assert type(run.stream_error).__name__ == "ResultError"  # the SDK raises after an error result
-    if case.name == "prompt_suggestion":
-        assert type(run.read[-1]).__name__ == "SystemMessage" and run.read[-1].subtype == "prompt_suggestion"
+    if case.name == "idle_after_result":
+        assert type(run.read[-1]).__name__ == "SystemMessage" and run.read[-1].subtype == "session_state_changed"
     if case.name == "error_max_budget_usd":
         assert result.total_cost_usd > case.max_budget_usd  # checked after a call (reference 6.2)
     if case.name == "error_during_execution":
@@ -177,8 +177,8 @@ def test_specimen_is_diagnosed_with_its_own_tag_on_the_cases_that_expose_it(tag)
 
 
 def test_evidence_names_what_happened():
-    breaks = _report("breaks-at-result")["prompt_suggestion"].explanation
-    assert "message 16" in breaks and "1 message left unread: SystemMessage(prompt_suggestion)" in breaks
+    breaks = _report("breaks-at-result")["idle_after_result"].explanation
+    assert "message 17" in breaks and "1 message left unread: SystemMessage(session_state_changed)" in breaks
     swallowed = _report("error-result-as-success")["error_max_turns"].explanation
     assert "subtype 'error_max_turns', is_error True" in swallowed and "It caught the ResultError" in swallowed
     nuance = _report("checks-subtype-only")["api_error"].explanation
@@ -353,14 +353,14 @@ def test_report_renders_as_text_html_and_json_in_both_languages():
     report = _report("breaks-at-result")
     text = str(report)
     assert text.startswith("agentlab grade specimen_breaks_at_result: 4 of 7 cases passed")
-    assert "  prompt_suggestion       FAILED  [breaks-at-result]" in text
+    assert "  idle_after_result       FAILED  [breaks-at-result]" in text
     html = report._repr_html_()
     assert "<table" in html and "breaks-at-result" in html
     data = json.loads(json.dumps(report.to_dict()))
     assert data["loop"] == "specimen_breaks_at_result" and data["total"] == 7 and data["passed_count"] == 4
-    cell = next(c for c in data["cases"] if c["name"] == "prompt_suggestion")
+    cell = next(c for c in data["cases"] if c["name"] == "idle_after_result")
     assert cell["diagnosis"] == "breaks-at-result" and cell["steps"] == 4 and cell["stop_reasons"][-1] == "end_turn"
-    assert "sin leer: SystemMessage(prompt_suggestion)" in cell["explanation"]["es"]
+    assert "sin leer: SystemMessage(session_state_changed)" in cell["explanation"]["es"]
     assert "Romper" not in cell["explanation"]["en"]
     es = grade(SDK_SPECIMENS["ignores-none-cost"], only=["cost_not_reported"], lang="es")
     assert "Comprueba None antes de leerlos" in es["cost_not_reported"].explanation
@@ -402,11 +402,11 @@ def test_cli_grades_a_consumer_file(tmp_path):
                 raise RuntimeError(result.subtype)
             return result.result
         """), encoding="utf-8")
-    bad = _cli("grade", f"{path}:consume", "--json", "--only", "prompt_suggestion,api_error")
+    bad = _cli("grade", f"{path}:consume", "--json", "--only", "idle_after_result,api_error")
     assert bad.returncode == 1, bad.stderr
     data = json.loads(bad.stdout)
     assert [(c["name"], c["diagnosis"]) for c in data["cases"]] == [
-        ("prompt_suggestion", "breaks-at-result"), ("api_error", "error-result-as-success")]
+        ("idle_after_result", "breaks-at-result"), ("api_error", "error-result-as-success")]
     good = _cli("grade", f"{path}:good", "--lang", "es")
     assert good.returncode == 0, good.stderr
     assert "7 de 7 casos superados" in good.stdout

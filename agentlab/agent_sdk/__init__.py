@@ -39,6 +39,7 @@ __all__ = [
     "ToolOutcome",
     "auth_project",
     "fake_transport",
+    "forget_session",
     "get_agent_scenario",
     "journal",
     "scenarios",
@@ -105,6 +106,14 @@ def sessions() -> list[str]:
     from ._engine import SESSIONS
 
     return list(SESSIONS)
+
+
+def forget_session(session_id: str) -> None:
+    """Drop a session from this process's store, so its id can be given as ``session_id`` again
+    (the CLI refuses an id that is already in use). Unknown ids are ignored."""
+    from ._engine import SESSIONS
+
+    SESSIONS.pop(session_id, None)
 
 
 def journal(session_id: str) -> Any:

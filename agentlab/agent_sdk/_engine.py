@@ -75,6 +75,39 @@ SYSTEM_PROMPT = "\n\n".join((
 ``ClaudeAgentOptions.system_prompt`` is not a plain string. It ends in a ``cache_control``
 breakpoint, so from the second call on its prefix is read from the prompt cache, as in Claude Code."""
 
+MODEL_ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5"}
+"""Model aliases the CLI resolves before calling the API ("sonnet" -> claude-sonnet-5-5 observed on
+CLI 2.1.332; "opus" by analogy)."""
+
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan", "default")
+"""The ``--permission-mode`` values the CLI accepts (2.1.332 lists all but ``default``, which the SDK
+sends as no flag)."""
+
+
+def resolve_model(model: str) -> str:
+    """``model`` with a CLI alias (``sonnet``, ``opus``) replaced by the model id it stands for."""
+    return MODEL_ALIASES.get(model, model)
+
+
+def startup_error(options: Any, max_budget_usd: float | None) -> str | None:
+    """What the CLI prints to stderr before exiting 1 when its flags are invalid, or None.
+
+    Checked as CLI 2.1.332 checks them: ``--max-budget-usd`` must be above 0, ``--permission-mode``
+    one of :data:`PERMISSION_MODES`, and an explicit ``session_id`` must not be taken already.
+    """
+    budget = max_budget_usd if max_budget_usd is not None else getattr(options, "max_budget_usd", None)
+    if budget is not None and not budget > 0:
+        return "error: --max-budget-usd must be a number greater than 0"
+    mode = getattr(options, "permission_mode", None)
+    if mode is not None and mode not in PERMISSION_MODES:
+        return (f"error: option '--permission-mode <mode>' argument '{mode}' is invalid. Allowed choices are "
+                f"{', '.join(PERMISSION_MODES[:-1])}.")
+    session_id = getattr(options, "session_id", None)
+    if session_id and session_id in SESSIONS and not getattr(options, "resume", None):
+        return f"Error: Session ID {session_id} is already in use."
+    return None
+
+
 SLASH_COMMANDS = ["compact", "clear", "context", "cost", "init", "review"]
 
 RAW_STREAM_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
@@ -165,10 +198,12 @@ class FakeCLI:
         self.control = control
         self.max_turns = max_turns if max_turns is not None else (getattr(options, "max_turns", None) or None)
         self.max_budget_usd = max_budget_usd if max_budget_usd is not None else getattr(options, "max_budget_usd", None)
-        self.permission_mode: str = getattr(options, "permission_mode", None) or "default"
-        self.model: str = getattr(options, "model", None) or scenario.model
+        mode = getattr(options, "permission_mode", None) or "default"
+        self.permission_mode: str = "default" if mode in ("auto", "manual") else mode
+        self.model: str = resolve_model(getattr(options, "model", None) or scenario.model)
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.interrupted = False
+        self._pending: list[dict[str, Any]] = []
         self.session: Session | None = None
         self.last_result_is_error = False
         self._frames = 0
@@ -230,6 +265,7 @@ class FakeCLI:
         assert self.session is not None
         self.interrupted = False
         run = _Run()
+        yield self._state_frame("running")
         yield self._init_frame()
         try:
             if content == "/compact":
@@ -272,10 +308,14 @@ class FakeCLI:
                         raise _Stop(self._error_result("error_during_execution", ["Request was aborted."], run=run,
                                                        terminal_reason="aborted_tools"))
                     outcome = await self._use_tool(call, run)
+                    for frame in self._pending:
+                        yield frame
+                    self._pending.clear()
                     block = _result_block(call["id"], outcome.content, outcome.is_error)
                     results.append(block)
                     run.tool_results += 1
-                    yield self._user_frame([block], structured=outcome.structured)
+                    yield self._user_frame([block], structured=(f"Error: {outcome.content}" if outcome.is_error
+                                                                else outcome.structured))
                 self.session.messages.append({"role": "user", "content": results})
                 run.rounds += 1
                 if self.max_turns and run.rounds + 1 > self.max_turns:
@@ -288,13 +328,17 @@ class FakeCLI:
                 for key in ("total_cost_usd", "usage", "modelUsage"):
                     stop.result.pop(key, None)
             yield stop.result
-            # Not after an error result: any frame after it would make the SDK report the CLI's exit
-            # as a plain ProcessError instead of ResultError (claude_agent_sdk _internal/query.py).
-            if self.prompt_suggestion and not stop.exit_now and not stop.result.get("is_error"):
-                yield {"type": "system", "subtype": "prompt_suggestion", "suggestion": self.prompt_suggestion,
-                       "session_id": self.session_id, "uuid": self._next_uuid()}
             if stop.exit_now:
                 yield {"type": "_exit", "code": 1}
+                return
+            # Not after an error result: any frame after it but session_state_changed would make the
+            # SDK report the CLI's exit as a plain ProcessError instead of ResultError
+            # (claude_agent_sdk _internal/query.py). The CLI's own frame type is "prompt_suggestion",
+            # which the Python SDK's parser skips as unknown.
+            if self.prompt_suggestion and not stop.result.get("is_error"):
+                yield {"type": "prompt_suggestion", "suggestion": self.prompt_suggestion,
+                       "session_id": self.session_id, "uuid": self._next_uuid()}
+            yield self._state_frame("idle")
 
     def _add_prompt(self, content: Any) -> None:
         """Append the prompt as its own user message, as Claude Code's transcript keeps it (after a
@@ -385,6 +429,8 @@ class FakeCLI:
         for hook_output in await self._run_hooks("PreToolUse", name, {"tool_name": name, "tool_input": tool_input,
                                                                       "tool_use_id": tool_use_id}, tool_use_id):
             specific = hook_output.get("hookSpecificOutput") or {}
+            if not isinstance(specific, dict):
+                specific = {}
             choice = specific.get("permissionDecision")
             if hook_output.get("decision") == "block":
                 choice = "deny"
@@ -396,13 +442,20 @@ class FakeCLI:
             if choice == "deny":
                 break
         if decision == "deny":
-            return self._deny(run, name, tool_input, tool_use_id, reason or f"{name} was blocked by a PreToolUse hook")
+            # observed on CLI 2.1.332: "PreToolUse:Bash hook error: <reason>", recorded as a denial
+            return self._deny(run, name, tool_input, tool_use_id, f"PreToolUse:{name} hook error: {reason}")
         if decision != "allow":
             verdict = self._rules(name, tool_input)
             if verdict is None:
                 verdict = await self._ask(name, tool_input, tool_use_id)
-            if verdict is not True:
-                return self._deny(run, name, tool_input, tool_use_id, verdict)
+            if isinstance(verdict, _Unavailable):
+                return ToolOutcome(verdict.text, is_error=True, duration_ms=0)
+            if isinstance(verdict, _Denied):
+                if verdict.frame is not None:
+                    self._pending.append({"type": "system", "subtype": "permission_denied", "tool_name": name,
+                                          "tool_use_id": tool_use_id, **verdict.frame, "message": verdict.text,
+                                          "uuid": self._next_uuid(), "session_id": self.session_id})
+                return self._deny(run, name, tool_input, tool_use_id, verdict.text)
         outcome = self.project.run_tool(name, tool_input)
         run.tool_ms += outcome.duration_ms
         await self._run_hooks("PostToolUse", name, {"tool_name": name, "tool_input": tool_input,
@@ -414,34 +467,52 @@ class FakeCLI:
         run.denials.append({"tool_name": name, "tool_use_id": tool_use_id, "tool_input": tool_input})
         return ToolOutcome(reason, is_error=True, duration_ms=0)
 
-    def _rules(self, name: str, tool_input: dict[str, Any]) -> bool | str | None:
-        """Deny rules, permission mode, allow rules, in that order (seed 004 "Permisos"):
-        True to run, a denial message, or None to ask ``can_use_tool``."""
+    def _rules(self, name: str, tool_input: dict[str, Any]) -> bool | _Denied | _Unavailable | None:
+        """Deny rules, permission mode, allow rules, in that order (seed 004 "Permisos"): True to run,
+        a denial, an unavailable tool, or None to ask ``can_use_tool``. Texts as observed on the
+        bundled CLI 2.1.332 (plan mode's is ours: the CLI's depends on a server-side check)."""
+        if name in self._disallowed_whole() or name not in BUILTIN_TOOLS or name not in self.available_tools():
+            why = f" {name} is disabled for this session, in subagents as well as here." \
+                if name in self._disallowed_whole() else ""
+            return _Unavailable(f"<tool_use_error>Error: No such tool available: {name}.{why}</tool_use_error>"
+                                if why else f"<tool_use_error>Error: No such tool available: {name}</tool_use_error>")
         for rule in getattr(self.options, "disallowed_tools", None) or []:
             if _rule_matches(rule, name, tool_input):
-                return f"Permission to use {name} has been denied."
-        if name not in self.available_tools():
-            return f"Error: No such tool available: {name}"
+                what = f" with command {tool_input.get('command', '')}" if name == "Bash" else ""
+                return _Denied(f"Permission to use {name}{what} has been denied.", {"decision_reason_type": "rule"})
         mode = self.permission_mode
+        read_only = name in READ_ONLY_TOOLS or (name == "Bash" and _read_only_command(str(tool_input.get("command", ""))))
         if mode == "bypassPermissions":
             return True
-        if mode == "plan" and name not in READ_ONLY_TOOLS:
-            return f"{name} is not available in plan mode: present a plan instead of changing anything."
+        if mode == "plan" and not read_only:  # the mode is checked before the allow rules (seed 004)
+            return _Denied(f"{name} does not run in plan mode: present a plan instead of changing anything.",
+                           {"decision_reason_type": "mode"})
         if mode == "acceptEdits" and name in EDIT_TOOLS:
             return True
         if any(_rule_matches(rule, name, tool_input) for rule in getattr(self.options, "allowed_tools", None) or []):
             return True
-        if name in READ_ONLY_TOOLS:
+        if read_only:
             return True
         if mode == "dontAsk" or getattr(self.options, "can_use_tool", None) is None:
-            target = tool_input.get("file_path")
-            what = f"write to {target}" if name in EDIT_TOOLS and target else f"use {name}"
-            return f"Claude requested permissions to {what}, but you haven't granted it yet."
+            if name in EDIT_TOOLS:
+                target = tool_input.get("file_path", "")
+                return _Denied(f"Claude requested permissions to write to {target}, but you haven't granted it yet.", {})
+            return _Denied("This command requires approval", {"decision_reason_type": "other",
+                                                               "decision_reason": "This command requires approval"})
         return None
 
-    async def _ask(self, name: str, tool_input: dict[str, Any], tool_use_id: str) -> bool | str:
-        response = await self.control({"subtype": "can_use_tool", "tool_name": name, "input": tool_input,
-                                       "permission_suggestions": None, "blocked_path": None, "tool_use_id": tool_use_id})
+    def _disallowed_whole(self) -> set[str]:
+        return {rule.strip() for rule in getattr(self.options, "disallowed_tools", None) or [] if "(" not in rule}
+
+    async def _ask(self, name: str, tool_input: dict[str, Any], tool_use_id: str) -> bool | _Denied:
+        """Ask the SDK's ``can_use_tool``; a callback that raises or answers badly denies the call
+        ("Tool permission request failed: Error: ...", observed on CLI 2.1.332)."""
+        try:
+            response = await self.control({"subtype": "can_use_tool", "tool_name": name, "input": tool_input,
+                                           "permission_suggestions": None, "blocked_path": None,
+                                           "tool_use_id": tool_use_id})
+        except RuntimeError as error:
+            return _Denied(f"Tool permission request failed: Error: {error}", None)
         if response.get("behavior") == "allow":
             if isinstance(response.get("updatedInput"), dict):
                 tool_input.clear()
@@ -449,10 +520,13 @@ class FakeCLI:
             return True
         if response.get("interrupt"):
             self.interrupted = True
-        return str(response.get("message") or f"Permission to use {name} has been denied.")
+        return _Denied(str(response.get("message") or f"Permission to use {name} has been denied."), None)
 
     async def _run_hooks(self, event: str, tool_name: str, fields: dict[str, Any], tool_use_id: str) -> list[dict]:
-        """Call every hook callback registered for ``event`` whose matcher matches ``tool_name``."""
+        """Call every hook callback registered for ``event`` whose matcher matches ``tool_name``.
+
+        A callback that raises or returns something that is not a dict fails open, as on CLI 2.1.332:
+        its answer counts as empty and an ``informational`` system message says so."""
         outputs = []
         for matcher in self.hooks.get(event) or []:
             pattern = matcher.get("matcher")
@@ -461,8 +535,20 @@ class FakeCLI:
             for callback_id in matcher.get("hookCallbackIds") or []:
                 hook_input = {"session_id": self.session_id, "transcript_path": f"/fake/.claude/{self.session_id}.jsonl",
                               "cwd": CWD, "permission_mode": self.permission_mode, "hook_event_name": event, **fields}
-                outputs.append(await self.control({"subtype": "hook_callback", "callback_id": callback_id,
-                                                   "input": hook_input, "tool_use_id": tool_use_id}) or {})
+                try:
+                    output = await self.control({"subtype": "hook_callback", "callback_id": callback_id,
+                                                 "input": hook_input, "tool_use_id": tool_use_id})
+                except RuntimeError:
+                    output = None
+                if not isinstance(output, dict):
+                    self._pending.append({
+                        "type": "system", "subtype": "informational",
+                        "content": f"{event}: Hook callback {callback_id} failed: the SDK host replied with an error "
+                                   "or an invalid answer. Its answer was treated as empty.",
+                        "level": "warning", "tag": "hook_callback_failed", "uuid": self._next_uuid(),
+                        "session_id": self.session_id})
+                    output = {}
+                outputs.append(output)
         return outputs
 
     # -- compaction ----------------------------------------------------------------------------
@@ -490,17 +576,28 @@ class FakeCLI:
                 "claude_code_version": CLAUDE_CODE_VERSION, "output_style": "default", "agents": [], "skills": [],
                 "plugins": [], "uuid": self._next_uuid()}
 
+    def _state_frame(self, state: str) -> dict[str, Any]:
+        """``session_state_changed`` (``running`` before ``init``, ``idle`` after the result, as on CLI
+        2.1.332). The SDK reads it to know when the run is over; the caller sees it as a
+        ``SystemMessage`` only when ``env`` sets ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1``
+        (otherwise it is ``sdk_host_only`` and the SDK drops it)."""
+        frame: dict[str, Any] = {"type": "system", "subtype": "session_state_changed", "state": state,
+                                 "uuid": self._next_uuid(), "session_id": self.session_id}
+        env = getattr(self.options, "env", None) or {}
+        if str(env.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "")).lower() not in ("1", "true"):
+            frame["sdk_host_only"] = True
+        return frame
+
     def _assistant_frames(self, message: Any, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """One ``assistant`` frame per content block, sharing the message id; only the last carries
-        the stop reason (do not rely on it being set on every frame, reference 6.1)."""
+        """One ``assistant`` frame per content block, sharing the message id. None of them carries
+        the stop reason (``stop_reason`` is null on every frame on CLI 2.1.332; reference 6.1: do not
+        rely on it); the result has the last one."""
         usage = message.usage.to_dict()
         frames = []
-        for i, block in enumerate(blocks):
-            last = i == len(blocks) - 1
+        for block in blocks:
             frames.append({"type": "assistant", "message": {
                 "id": message.id, "type": "message", "role": "assistant", "model": message.model,
-                "content": [block], "stop_reason": message.stop_reason if last else None,
-                "stop_sequence": message.stop_sequence if last else None, "usage": usage},
+                "content": [block], "stop_reason": None, "stop_sequence": None, "usage": usage},
                 "parent_tool_use_id": None, "session_id": self.session_id, "uuid": self._next_uuid()})
         return frames
 
@@ -571,3 +668,29 @@ def _rule_matches(rule: str, name: str, tool_input: dict[str, Any]) -> bool:
         return fnmatch.fnmatchcase(command, spec)
     target = Project.relative(str(tool_input.get("file_path") or tool_input.get("path") or "")) or ""
     return fnmatch.fnmatchcase(target, spec.lstrip("/"))
+
+
+@dataclass(frozen=True)
+class _Denied:
+    """A permission denial: the ``tool_result`` text, and the extra fields of the
+    ``permission_denied`` system frame the CLI sends first (None: no frame)."""
+
+    text: str
+    frame: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class _Unavailable:
+    """A call to a tool the session does not offer (not recorded as a permission denial)."""
+
+    text: str
+
+
+_READ_ONLY_COMMANDS = (("ls",), ("cat",), ("pwd",), ("echo",), ("git", "status"), ("git", "diff"))
+
+
+def _read_only_command(command: str) -> bool:
+    """True for commands Claude Code runs without asking (reading only), e.g. ``ls``, ``cat``,
+    ``git diff``; every ``&&`` part must be one."""
+    parts = [p.split() for p in command.split("&&")]
+    return bool(parts) and all(p and any(tuple(p[:len(r)]) == r for r in _READ_ONLY_COMMANDS) for p in parts)

@@ -315,7 +315,7 @@ class Project:
             if code != 0:
                 break
         text = "\n".join(outputs)
-        structured = {"stdout": text, "stderr": "", "interrupted": False}
+        structured = {"stdout": text, "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False}
         if code != 0:
             return ToolOutcome(f"Exit code {code}\n{text}".rstrip(), is_error=True, structured=structured,
                                duration_ms=total_ms)

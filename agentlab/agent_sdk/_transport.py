@@ -35,7 +35,7 @@ from typing import Any
 from .._client import fake_api
 from ..errors import RunawayLoop
 from ..fake._scenario import Scenario
-from ._engine import FakeCLI
+from ._engine import FakeCLI, resolve_model, startup_error
 from ._project import Project
 from ._scenarios import get_agent_scenario, project_for
 
@@ -104,6 +104,9 @@ def make_transport_class() -> type:
 
         # -- Transport API -----------------------------------------------------------------
         async def connect(self) -> None:
+            if self.cli is not None:
+                raise RuntimeError("this fake transport already ran its CLI process: make a new one with "
+                                   "agentlab.agent_sdk.fake_transport(...) for each query() or ClaudeSDKClient")
             if self.options is None:
                 self.options = find_sdk_options()
                 if self.options is None:
@@ -141,9 +144,9 @@ def make_transport_class() -> type:
                 item = await self._outbox.get()
                 if item is _EXIT or (isinstance(item, tuple) and item[0] is _EXIT):
                     code = item[1] if isinstance(item, tuple) else 0
+                    stderr = item[2] if isinstance(item, tuple) and len(item) > 2 else "Check stderr output for details"
                     if code:
-                        raise ProcessError("Command failed with exit code 1", exit_code=code,
-                                           stderr="Check stderr output for details")
+                        raise ProcessError(f"Command failed with exit code {code}", exit_code=code, stderr=stderr)
                     return
                 if isinstance(item, BaseException):
                     raise item
@@ -213,6 +216,10 @@ def make_transport_class() -> type:
             request, request_id = message.get("request") or {}, message.get("request_id")
             subtype = request.get("subtype")
             if subtype == "initialize":
+                invalid = startup_error(self.options, self._limits["max_budget_usd"])
+                if invalid is not None:  # the CLI rejects its flags before it answers anything
+                    await self._outbox.put((_EXIT, 1, invalid))
+                    return True
                 self.cli.hooks = request.get("hooks") or {}
                 refused = self.cli.open_session()
                 if refused is not None:
@@ -225,7 +232,7 @@ def make_transport_class() -> type:
                 self.cli.permission_mode = request.get("mode") or "default"
                 await self._outbox.put(_ok(request_id, {}))
             elif subtype == "set_model":
-                self.cli.model = request.get("model") or self.scenario.model
+                self.cli.model = resolve_model(request.get("model") or self.scenario.model)
                 await self._outbox.put(_ok(request_id, {}))
             else:
                 await self._outbox.put({"type": "control_response", "response": {

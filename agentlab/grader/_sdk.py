@@ -7,7 +7,7 @@ The code under test is the part of an Agent SDK program that reads the messages 
 
 - ``messages``: the async iterator of one ``query()`` run (``SystemMessage``, ``AssistantMessage``,
   ``UserMessage``, ``ResultMessage`` and any trailing ``SystemMessage`` such as
-  ``prompt_suggestion``; seed 004 "Tipos de mensajes", reference 6.1). The grader calls
+  ``session_state_changed``; seed 004 "Tipos de mensajes", reference 6.1). The grader calls
   ``query(prompt=..., options=ClaudeAgentOptions(...), transport=fake_transport(...))`` itself,
   with each case's scenario and limits, and passes the iterator (wrapped, to see how far it is
   read).
@@ -83,8 +83,10 @@ class SdkCase:
     """``ClaudeAgentOptions.max_turns`` (tool-use turns, reference 6.2)."""
     max_budget_usd: float | None = None
     """``ClaudeAgentOptions.max_budget_usd`` (checked after each API call, reference 6.2)."""
-    prompt_suggestion: str | None = None
-    """A trailing ``SystemMessage(subtype="prompt_suggestion")`` after the result (seed 004)."""
+    session_state_events: bool = False
+    """Ask for the CLI's ``session_state_changed`` events (``env`` sets
+    ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1``): a ``SystemMessage`` with state ``idle`` then
+    follows the result (seed 004: final system events can arrive after the result)."""
     report_cost: bool = True
     """False: ``total_cost_usd``, ``usage`` and ``model_usage`` are None (seed 004)."""
     answer_contains: str | None = None
@@ -119,11 +121,12 @@ SDK_CASES: tuple[SdkCase, ...] = (
           "La ejecución de la semilla 004: pruebas, lecturas, un arreglo, la respuesta. Devuelve ResultMessage.result "
           "y lee el flujo hasta el final.",
           answer_contains=ANSWER),
-    _case("prompt_suggestion", "fix_auth_bug", "finish", "success", False, ("breaks-at-result",),
-          "A SystemMessage prompt_suggestion follows the result: iterate to the end instead of breaking at the result.",
-          "Un SystemMessage prompt_suggestion llega tras el resultado: itera hasta el final en vez de romper en el "
-          "resultado.",
-          answer_contains=ANSWER, prompt_suggestion="Run the whole test suite to check nothing else broke."),
+    _case("idle_after_result", "fix_auth_bug", "finish", "success", False, ("breaks-at-result",),
+          "A SystemMessage session_state_changed (idle) follows the result: iterate to the end instead of breaking "
+          "at the result.",
+          "Un SystemMessage session_state_changed (idle) llega tras el resultado: itera hasta el final en vez de "
+          "romper en el resultado.",
+          answer_contains=ANSWER, session_state_events=True),
     _case("error_max_turns", "agent_stuck", "raise", "error_max_turns", True, ("error-result-as-success",),
           "max_turns=3 stops an agent that never finishes: error_max_turns is not a success, raise.",
           "max_turns=3 detiene a un agente que nunca termina: error_max_turns no es un éxito, lanza una excepción.",
@@ -278,7 +281,7 @@ def run_sdk_case(consume: Callable[[Any], Any], case: SdkCase, *, time_limit: fl
     Raises:
         ImportError: when claude-agent-sdk is not installed (the message says how to install it).
     """
-    from ..agent_sdk import fake_transport
+    from ..agent_sdk import fake_transport, forget_session
 
     try:
         from claude_agent_sdk import ClaudeAgentOptions, query
@@ -289,13 +292,15 @@ def run_sdk_case(consume: Callable[[Any], Any], case: SdkCase, *, time_limit: fl
 
     limit = case.time_limit if time_limit is None else time_limit
     run = SdkRun(case=case, time_limit=limit)
+    forget_session(case.session_id)  # each grading reuses the case's fixed id
     consumer_done = threading.Event()
     state: dict[str, Any] = {}
 
     async def main() -> None:
+        env = {"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"} if case.session_state_events else {}
         options = ClaudeAgentOptions(allowed_tools=list(ALLOWED_TOOLS), max_turns=case.max_turns,
-                                     max_budget_usd=case.max_budget_usd, session_id=case.session_id)
-        transport = fake_transport(case.scenario, options=options, prompt_suggestion=case.prompt_suggestion,
+                                     max_budget_usd=case.max_budget_usd, session_id=case.session_id, env=env)
+        transport = fake_transport(case.scenario, options=options,
                                    report_cost=case.report_cost)
         state["transport"] = transport
         inner = query(prompt=case.prompt, options=options, transport=transport)
