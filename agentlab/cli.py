@@ -35,7 +35,7 @@ TEXT = {
         "agent_sdk_header": "Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):",
         "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
                        "consumer, async def consume(messages) -> str"),
-        "target_help": "a Python file, optionally with :FUNCTION (default agent_loop)",
+        "target_help": "a Python file, optionally with :FUNCTION (default agent_loop, else consume)",
         "only_help": "comma-separated case names to run (default: all)",
         "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
         "no_file": "no such file: {path}",
@@ -76,7 +76,7 @@ TEXT = {
         "agent_sdk_header": "Escenarios del Agent SDK (úsalos con agentlab.agent_sdk.fake_transport(NOMBRE)):",
         "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, o un "
                        "consumidor del Agent SDK, async def consume(messages) -> str"),
-        "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop)",
+        "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no consume)",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
         "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
         "no_file": "no existe el archivo: {path}",
@@ -160,7 +160,8 @@ def _whole(text: str) -> int:
 
 
 def load_loop(target: str, lang: str = "en"):
-    """The function named by ``FILE[:FUNCTION]`` (default ``agent_loop``), imported from the file.
+    """The function named by ``FILE[:FUNCTION]`` (default ``agent_loop``, or ``consume`` when the file
+    has no ``agent_loop``), imported from the file.
 
     Raises:
         SystemExit: code 2, with a message naming the file, when it cannot be loaded.
@@ -172,7 +173,6 @@ def load_loop(target: str, lang: str = "en"):
 
     t = TEXT[lang]
     path_text, _, name = target.partition(":") if not Path(target).exists() else (target, "", "")
-    name = name or "agent_loop"
     path = Path(path_text)
     if not path.is_file():
         print(t["no_file"].format(path=path), file=sys.stderr)
@@ -192,6 +192,9 @@ def load_loop(target: str, lang: str = "en"):
         raise SystemExit(2) from None
     finally:
         sys.path.pop(0)
+    if not name:  # the default: agent_loop, else an Agent SDK consumer called consume
+        name = "agent_loop" if callable(getattr(module, "agent_loop", None)) or \
+            not callable(getattr(module, "consume", None)) else "consume"
     loop = getattr(module, name, None)
     if not callable(loop):
         found = ", ".join(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module_name)
@@ -330,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "grade":
         try:
             return _grade(args.target, args.lang, args.json, args.only, args.time_limit)
-        except KeyError as exc:  # unknown case name in --only
+        except (KeyError, TypeError) as exc:  # unknown case name in --only; a function of the wrong shape
             print(exc.args[0], file=sys.stderr)
             return 2
     if args.command == "quiz":

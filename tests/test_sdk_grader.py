@@ -410,3 +410,24 @@ def test_cli_grades_a_consumer_file(tmp_path):
     good = _cli("grade", f"{path}:good", "--lang", "es")
     assert good.returncode == 0, good.stderr
     assert "7 de 7 casos superados" in good.stdout
+
+
+def test_cli_finds_consume_by_default_and_explains_a_consumer_without_async(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("async def consume(messages):\n    async for message in messages:\n        pass\n    return 'x'\n",
+                    encoding="utf-8")
+    found = _cli("grade", str(path), "--json", "--only", "success")
+    assert found.returncode == 1 and json.loads(found.stdout)["cases"][0]["name"] == "success", found.stderr
+    sync = tmp_path / "sync.py"
+    sync.write_text("def consume(messages):\n    return 'x'\n", encoding="utf-8")
+    done = _cli("grade", str(sync))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "an Agent SDK consumer must be `async def consume(messages) -> str`" in done.stderr
+
+
+def test_grade_rejects_a_one_parameter_function_that_is_not_async():
+    def consume(messages):
+        return "x"
+
+    with pytest.raises(TypeError, match=r"must be `async def consume\(messages\) -> str`"):
+        agentlab.grade(consume)

@@ -29,6 +29,8 @@ propagate is enough), reads the stream to its end, and survives ``total_cost_usd
 
 from __future__ import annotations
 
+import inspect
+
 from typing import Any, Callable, Iterable
 
 import anthropic
@@ -120,6 +122,20 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
     return verdict(run, [], note, lang)
 
 
+def _one_parameter(fn: Any) -> bool:
+    """Callable with exactly one positional argument (and not with four): a consumer without ``async``."""
+    try:
+        signature = inspect.signature(fn)
+        signature.bind(None)
+    except (TypeError, ValueError):
+        return False
+    try:
+        signature.bind(None, None, None, None)
+    except TypeError:
+        return True
+    return False
+
+
 def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: str | None = None,
           time_limit: float | None = None) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
@@ -139,13 +155,18 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
         The report; ``report.passed`` is True when every case passed.
 
     Raises:
-        TypeError: when ``loop`` is not callable.
+        TypeError: when ``loop`` is not callable, or takes one parameter without being ``async`` (a
+            consumer must be ``async def consume(messages)``).
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
         ImportError: for an Agent SDK consumer when claude-agent-sdk is not installed.
     """
     if is_sdk_consumer(loop):
         return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
+    if _one_parameter(loop):
+        raise TypeError(f"grade() got {getattr(loop, '__name__', 'a function')}() of one parameter: an Agent SDK consumer "
+                        "must be `async def consume(messages) -> str` (it reads the stream with `async for`), and a "
+                        "loop takes four, agent_loop(client, prompt, tools, run_tool)")
     if not callable(loop):
         raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
     lang = resolve_lang(lang)
