@@ -267,6 +267,14 @@ def _inject(thread: threading.Thread, exc_type: type[BaseException]) -> None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type))
 
 
+class _Escaped(Exception):
+    """Carries a ``BaseException`` the consumer raised out of its task as an ordinary exception."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(repr(original))
+        self.original = original
+
+
 def run_sdk_case(consume: Callable[[Any], Any], case: SdkCase, *, time_limit: float | None = None) -> SdkRun:
     """Run ``consume(messages)`` on one ``query()`` of ``case`` and record everything.
 
@@ -316,8 +324,13 @@ def run_sdk_case(consume: Callable[[Any], Any], case: SdkCase, *, time_limit: fl
 
     async def _consume(inner: Any) -> None:
         async def call() -> Any:
-            value = consume(_Messages(inner, run))
-            return await value if inspect.isawaitable(value) else value
+            try:
+                value = consume(_Messages(inner, run))
+                return await value if inspect.isawaitable(value) else value
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt, SystemExit...: kept inside the task
+                raise _Escaped(exc) from exc  # (raised bare they would tear down the event loop mid-run)
 
         task = asyncio.ensure_future(call())
         try:
@@ -332,7 +345,8 @@ def run_sdk_case(consume: Callable[[Any], Any], case: SdkCase, *, time_limit: fl
             if task.cancelled():
                 run.exception = CaseTimeout(f"stopped after {limit:g} s")
             elif task.exception() is not None:
-                run.exception = task.exception()
+                exc = task.exception()
+                run.exception = exc.original if isinstance(exc, _Escaped) else exc
             else:
                 run.returned = task.result()
         finally:
