@@ -241,8 +241,9 @@ def test_grade_dispatches_on_the_signature():
     assert not is_sdk_consumer(star) and not is_sdk_consumer("text") and not is_sdk_consumer(print)
     assert [c.name for c in grade(agente, only=["end_turn"]).cases] == ["end_turn"]  # loops: unchanged
     assert [c.name for c in grade(async_loop, only=["end_turn"]).cases] == ["end_turn"]
-    # a sync one-parameter function is a (broken) loop, not a consumer
-    assert grade(sync_one, only=["end_turn"])["end_turn"].diagnosis == "loop-raised"
+    # a sync one-parameter function is neither: a consumer without async, named as such
+    with pytest.raises(TypeError, match="async def consume"):
+        grade(sync_one, only=["end_turn"])
 
 
 def test_only_selects_sdk_cases_by_name():
