@@ -99,6 +99,11 @@ def test_seed_004_success_stream_types_order_and_fields() -> None:
     assert result.model_usage["claude-sonnet-5"]["costUSD"] == result.total_cost_usd
     assert result.duration_ms >= result.duration_api_ms > 0
     assert result.permission_denials == []
+    # frames carry message_start's usage (sent as each block completes); the result has the totals
+    frame_usage = [m.usage for m in messages if isinstance(m, AssistantMessage)]
+    assert all(u["output_tokens"] <= 2 for u in frame_usage)
+    assert result.usage["cache_creation"]["ephemeral_5m_input_tokens"] == result.usage["cache_creation_input_tokens"]
+    assert result.model_usage["claude-sonnet-5"]["maxOutputTokens"] == 64_000
 
 
 def test_assistant_messages_of_one_response_share_the_message_id() -> None:
@@ -208,6 +213,12 @@ def test_the_final_answer_needs_a_turn_of_its_own() -> None:
     # fix_auth_bug makes three tool-use turns, then answers: max_turns=3 stops it, 4 lets it finish
     assert result_of(run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, max_turns=3))[0]).subtype == "error_max_turns"
     assert result_of(run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, max_turns=4))[0]).subtype == "success"
+
+
+def test_budget_texts_print_the_cap_as_javascript_does() -> None:
+    from agentlab.agent_sdk._engine import _js_number
+
+    assert [_js_number(x) for x in (0.02, 0.005, 5.0, 1e-6, 2.5e-7)] == ["0.02", "0.005", "5", "0.000001", "2.5e-7"]
 
 
 def test_max_budget_is_checked_after_a_call_so_cost_can_exceed_it() -> None:

@@ -204,6 +204,7 @@ class FakeCLI:
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.interrupted = False
         self._pending: list[dict[str, Any]] = []
+        self._start_usage: dict[str, Any] | None = None
         self.session: Session | None = None
         self.last_result_is_error = False
         self._frames = 0
@@ -291,7 +292,7 @@ class FakeCLI:
                 calls = [b for b in blocks if b.get("type") == "tool_use"]
                 if (self.max_budget_usd is not None and calls and run.cost >= self.max_budget_usd):
                     raise _Stop(self._error_result("error_max_budget_usd",
-                                                   [f"Reached maximum budget (${self.max_budget_usd})"], run=run,
+                                                   [f"Reached maximum budget (${_js_number(self.max_budget_usd)})"], run=run,
                                                    terminal_reason="budget_exhausted"))
                 if message.stop_reason == "pause_turn":
                     continue
@@ -369,6 +370,8 @@ class FakeCLI:
         try:
             async with self.session.client.messages.stream(**params) as stream:
                 async for event in stream:
+                    if event.type == "message_start":
+                        self._start_usage = event.message.usage.to_dict()
                     if partial and event.type in RAW_STREAM_EVENTS:
                         yield {"type": "stream_event", "uuid": self._next_uuid(), "session_id": self.session_id,
                                "event": event.to_dict(), "parent_tool_use_id": None}
@@ -592,7 +595,9 @@ class FakeCLI:
         """One ``assistant`` frame per content block, sharing the message id. None of them carries
         the stop reason (``stop_reason`` is null on every frame on CLI 2.1.332; reference 6.1: do not
         rely on it); the result has the last one."""
-        usage = message.usage.to_dict()
+        # each frame goes out as its block completes, before message_delta: it carries message_start's
+        # usage (output_tokens still 1 or so), as observed on CLI 2.1.332; the result has the totals
+        usage = self._start_usage or message.usage.to_dict()
         frames = []
         for block in blocks:
             frames.append({"type": "assistant", "message": {
@@ -612,13 +617,17 @@ class FakeCLI:
         return {"type": "result", "duration_ms": run.api_ms + run.tool_ms + (50 if run.api_ms else 0),
                 "duration_api_ms": run.api_ms, "num_turns": 1 + run.tool_results,
                 "session_id": session_id or self.session_id, "total_cost_usd": round(run.cost, 6),
-                "usage": {**run.usage, "service_tier": "standard"},
+                "usage": {**run.usage, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+                          "service_tier": "standard",
+                          "cache_creation": {"ephemeral_1h_input_tokens": 0,
+                                             "ephemeral_5m_input_tokens": run.usage["cache_creation_input_tokens"]}},
                 "modelUsage": ({self.model: {"inputTokens": run.usage["input_tokens"],
                                              "outputTokens": run.usage["output_tokens"],
                                              "cacheReadInputTokens": run.usage["cache_read_input_tokens"],
                                              "cacheCreationInputTokens": run.usage["cache_creation_input_tokens"],
                                              "webSearchRequests": 0, "costUSD": round(run.cost, 6),
-                                             "contextWindow": MODELS[self.model].context_window}}
+                                             "contextWindow": MODELS[self.model].context_window,
+                                             "maxOutputTokens": MODELS[self.model].max_output_tokens}}
                                if run.api_ms and self.model in MODELS else {}),
                 "permission_denials": list(run.denials), "uuid": str(_uuid(f"result:{session_id or self.session_id}:"
                                                                             f"{self._frames}"))}
@@ -694,3 +703,13 @@ def _read_only_command(command: str) -> bool:
     ``git diff``; every ``&&`` part must be one."""
     parts = [p.split() for p in command.split("&&")]
     return bool(parts) and all(p and any(tuple(p[:len(r)]) == r for r in _READ_ONLY_COMMANDS) for p in parts)
+
+
+def _js_number(value: float) -> str:
+    """``value`` as JavaScript prints a number (the CLI is JavaScript): ``0.02``, ``5``, ``0.000001``."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    if abs(value) >= 1e-6:
+        return repr(float(value)) if "e" not in repr(float(value)) else f"{value:.15f}".rstrip("0")
+    mantissa, exponent = f"{value:e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
