@@ -9,6 +9,7 @@ seed 004).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import subprocess
 import sys
@@ -543,25 +544,35 @@ def test_partial_messages_stream_raw_events() -> None:
 
 
 @pytest.mark.parametrize(("options", "stderr"), [
-    (ClaudeAgentOptions(max_budget_usd=0), "error: --max-budget-usd must be a number greater than 0"),
-    (ClaudeAgentOptions(max_budget_usd=-1), "error: --max-budget-usd must be a number greater than 0"),
+    (ClaudeAgentOptions(max_budget_usd=0), "error: option '--max-budget-usd <amount>' argument '0' is invalid. "
+                                           "--max-budget-usd must be a number greater than 0"),
+    (ClaudeAgentOptions(max_budget_usd=-1), "error: option '--max-budget-usd <amount>' argument '-1' is invalid. "
+                                            "--max-budget-usd must be a number greater than 0"),
     (ClaudeAgentOptions(permission_mode="bogus"), "error: option '--permission-mode <mode>' argument 'bogus' is "
                                                   "invalid. Allowed choices are acceptEdits, auto, bypassPermissions, "
                                                   "manual, dontAsk, plan."),
 ])
-def test_flags_the_cli_rejects_end_the_process_before_any_message(options: ClaudeAgentOptions, stderr: str) -> None:
+def test_flags_the_cli_rejects_end_the_process_before_any_message(options: ClaudeAgentOptions, stderr: str,
+                                                                   capsys: pytest.CaptureFixture) -> None:
     messages, error = run(options=options)
     assert messages == []
     assert isinstance(error, sdk.ProcessError) and not isinstance(error, ResultError)
-    assert error.exit_code == 1 and error.stderr == stderr
+    assert error.exit_code == 1 and error.stderr == "Check stderr output for details"  # as the SDK reports it
+    assert stderr in capsys.readouterr().err  # the CLI's own message, on stderr
+    lines: list[str] = []
+    run(options=dataclasses.replace(options, stderr=lines.append))
+    assert lines == [stderr]  # or to the stderr callback, when one is given
 
 
 def test_an_explicit_session_id_must_be_new_unless_forgotten() -> None:
     options = ClaudeAgentOptions(session_id="00000000-0000-4000-8000-000000000001")
     first, error = run("summarize_project", prompt="Summarize this project", options=options)
     assert error is None and result_of(first).session_id == options.session_id
-    again, error = run("summarize_project", prompt="Summarize this project", options=options)
-    assert again == [] and error.stderr == f"Error: Session ID {options.session_id} is already in use."
+    lines: list[str] = []
+    again, error = run("summarize_project", prompt="Summarize this project",
+                       options=dataclasses.replace(options, stderr=lines.append))
+    assert again == [] and isinstance(error, sdk.ProcessError)
+    assert lines == [f"Error: Session ID {options.session_id} is already in use."]
     agentlab.agent_sdk.forget_session(options.session_id)
     assert run("summarize_project", prompt="Summarize this project", options=options)[1] is None
 

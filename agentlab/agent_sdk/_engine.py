@@ -21,6 +21,10 @@ them (reference 6.3/6.4):
 - ``num_turns`` is counted as the CLI reports it: the prompt plus one per tool-result message,
   so parallel calls inflate it [3P, reference 6.2]. Do not compare it with ``max_turns``.
 
+Frame shapes, denial texts, hook and ``can_use_tool`` failures, session state events and flag
+checks follow what the bundled CLI 2.1.332 was seen doing (``tools/real_cli_probe/OBSERVED.md``,
+which also says how to check them again).
+
 Simulated durations (``duration_ms``, ``duration_api_ms``) are deterministic: 600 ms plus 15 ms
 per output token for each API call, and each tool's own simulated time.
 """
@@ -90,14 +94,15 @@ def resolve_model(model: str) -> str:
 
 
 def startup_error(options: Any, max_budget_usd: float | None) -> str | None:
-    """What the CLI prints to stderr before exiting 1 when its flags are invalid, or None.
+    """What the CLI prints to its stderr before exiting 1 when its flags are invalid, or None.
 
     Checked as CLI 2.1.332 checks them: ``--max-budget-usd`` must be above 0, ``--permission-mode``
     one of :data:`PERMISSION_MODES`, and an explicit ``session_id`` must not be taken already.
     """
     budget = max_budget_usd if max_budget_usd is not None else getattr(options, "max_budget_usd", None)
     if budget is not None and not budget > 0:
-        return "error: --max-budget-usd must be a number greater than 0"
+        return (f"error: option '--max-budget-usd <amount>' argument '{_js_number(budget)}' is invalid. "
+                "--max-budget-usd must be a number greater than 0")
     mode = getattr(options, "permission_mode", None)
     if mode is not None and mode not in PERMISSION_MODES:
         return (f"error: option '--permission-mode <mode>' argument '{mode}' is invalid. Allowed choices are "

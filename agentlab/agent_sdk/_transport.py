@@ -218,7 +218,14 @@ def make_transport_class() -> type:
             if subtype == "initialize":
                 invalid = startup_error(self.options, self._limits["max_budget_usd"])
                 if invalid is not None:  # the CLI rejects its flags before it answers anything
-                    await self._outbox.put((_EXIT, 1, invalid))
+                    # its stderr goes to the options' stderr callback, else to this process's stderr; the
+                    # SDK's ProcessError only says "Check stderr output for details" (CLI 2.1.332)
+                    callback = getattr(self.options, "stderr", None)
+                    if callable(callback):
+                        callback(invalid)
+                    else:
+                        print(invalid, file=sys.stderr)
+                    await self._outbox.put((_EXIT, 1))
                     return True
                 self.cli.hooks = request.get("hooks") or {}
                 refused = self.cli.open_session()
