@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..fake._models import MODELS, cost_usd
+from ..fake._tokens import message_tokens
 from ..fake._scenario import Scenario
 from ._project import (
     BUILTIN_TOOLS,
@@ -563,9 +564,11 @@ class FakeCLI:
     async def _compact(self, run: _Run) -> AsyncIterator[dict[str, Any]]:
         """``/compact``: the history becomes one summary message; a ``compact_boundary`` frame marks it."""
         assert self.session is not None
-        before = sum(len(json.dumps(m)) for m in self.session.messages) // 4
-        for output in await self._run_hooks("PreCompact", "", {"trigger": "manual", "custom_instructions": None}, ""):
-            del output
+        before = sum(message_tokens(m, count_thinking=True) for m in self.session.messages)  # the fake API's count
+        await self._run_hooks("PreCompact", "", {"trigger": "manual", "custom_instructions": None}, "")  # notified only
+        for frame in self._pending:  # a PreCompact hook that failed
+            yield frame
+        self._pending.clear()
         calls = [f"{b['name']}({json.dumps(b.get('input'))})" for m in self.session.messages if m["role"] == "assistant"
                  for b in m["content"] if b.get("type") == "tool_use"]
         summary = "This session is being continued from an earlier conversation. Summary: the user asked: " \
