@@ -8,7 +8,9 @@ proven by running it.
   the SDK cases (skipped when claude-agent-sdk is not installed);
 - the bank's size: at least 150 questions, and every exam focus point of seed 000 (1-5) drilled
   by at least 3 questions. These two are skipped, saying why, while the banks are still being
-  written (fewer than 150 questions).
+  written (fewer than 150 questions);
+- no length cue in the Agent SDK bank: in its single-answer questions the correct option is
+  strictly the longest (English text) in at most 35% of them, so "pick the longest" does not pay.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from agentlab.quiz import BankError, load_bank
 QUIZZES = Path(__file__).resolve().parent.parent / "quizzes"
 MIN_QUESTIONS = 150
 MIN_PER_FOCUS = 3
+SINGLE_ANSWER_TYPES = ("single", "next_action", "spot_the_bug")
+MAX_LONGEST_CORRECT_SHARE = 0.35
 
 
 def _load():
@@ -90,3 +94,19 @@ def test_every_item_is_bilingual_and_explained():
             assert q.prompt.get(lang).strip() and q.explanation.get(lang).strip(), q.id
             for o in q.options:
                 assert o.text.get(lang).strip() and o.explanation.get(lang).strip(), (q.id, o.id)
+
+
+def test_agent_sdk_correct_option_is_not_usually_the_longest():
+    """A learner who always picks the longest option must not score well on the agent_sdk bank."""
+    assert BANK is not None, f"quizzes/ does not validate:\n{LOAD_ERROR}"
+    single = [q for q in BANK.topic("agent_sdk").questions if q.type in SINGLE_ANSWER_TYPES]
+    assert single, "the agent_sdk bank has no single-answer questions"
+    longest = []
+    for q in single:
+        (correct,) = [len(o.text.en) for o in q.options if o.correct]
+        if all(correct > len(o.text.en) for o in q.options if not o.correct):
+            longest.append(q.id)
+    share = len(longest) / len(single)
+    assert share <= MAX_LONGEST_CORRECT_SHARE, (
+        f"agent_sdk: the correct option is strictly the longest (English) in {len(longest)}/{len(single)} "
+        f"single-answer questions = {share:.0%} (max {MAX_LONGEST_CORRECT_SHARE:.0%}): {', '.join(longest)}")
