@@ -78,9 +78,10 @@ def fake_transport(scenario: Any = "fix_auth_bug", *, project: Project | None = 
         options: the ``ClaudeAgentOptions`` to enforce (default: the ones the SDK was called with).
         max_turns: overrides ``options.max_turns`` (tool-use round trips; None: the options').
         max_budget_usd: overrides ``options.max_budget_usd`` (USD; None: the options').
-        prompt_suggestion: when given, a ``SystemMessage`` with subtype ``prompt_suggestion`` and
-            this text follows each result, as the CLI may send (seed 004: iterate the stream to its
-            end rather than breaking at the result).
+        prompt_suggestion: when given, a ``prompt_suggestion`` frame with this text follows each
+            successful result, as the CLI sends when suggestions are on (seed 004). The Python SDK
+            skips that frame type; to see a message after the result in Python, ask for the session
+            state events: ``ClaudeAgentOptions(env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"})``.
         report_cost: False omits ``total_cost_usd``, ``usage`` and ``model_usage`` from results
             (they are Optional in the SDK's types; seed 004: check them for None).
 

@@ -186,8 +186,8 @@ class FakeCLI:
         options: the ``ClaudeAgentOptions`` the SDK was called with (read by the transport).
         control: sends control requests (hooks, ``can_use_tool``) to the SDK.
         max_turns, max_budget_usd: override the options' limits (as CLI flags would).
-        prompt_suggestion: when given, a ``system``/``prompt_suggestion`` frame with this text
-            follows each result (seed 004: a few final system events can arrive after the result).
+        prompt_suggestion: when given, a ``prompt_suggestion`` frame (the CLI's own type, which the
+            Python SDK skips) follows each successful result (seed 004: final events can follow it).
         report_cost: False drops ``total_cost_usd``, ``usage`` and ``modelUsage`` from results
             (the SDK types them Optional; seed 004: check for None before reading them).
         hooks: the ``hooks`` of the SDK's ``initialize`` request (event -> matchers with callback ids).
