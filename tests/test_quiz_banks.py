@@ -10,7 +10,9 @@ proven by running it.
   by at least 3 questions. These two are skipped, saying why, while the banks are still being
   written (fewer than 150 questions);
 - no length cue in the Agent SDK bank: in its single-answer questions the correct option is
-  strictly the longest (English text) in at most 35% of them, so "pick the longest" does not pay.
+  strictly the longest in at most 35% of them (English and Spanish texts), and strictly the
+  shortest (English) in at most 35% of them, so neither "pick the longest" nor "pick the
+  shortest" pays.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ MIN_QUESTIONS = 150
 MIN_PER_FOCUS = 3
 SINGLE_ANSWER_TYPES = ("single", "next_action", "spot_the_bug")
 MAX_LONGEST_CORRECT_SHARE = 0.35
+MAX_SHORTEST_CORRECT_SHARE = 0.35
 
 
 def _load():
@@ -96,17 +99,41 @@ def test_every_item_is_bilingual_and_explained():
                 assert o.text.get(lang).strip() and o.explanation.get(lang).strip(), (q.id, o.id)
 
 
-def test_agent_sdk_correct_option_is_not_usually_the_longest():
-    """A learner who always picks the longest option must not score well on the agent_sdk bank."""
+def _agent_sdk_single_answer():
     assert BANK is not None, f"quizzes/ does not validate:\n{LOAD_ERROR}"
     single = [q for q in BANK.topic("agent_sdk").questions if q.type in SINGLE_ANSWER_TYPES]
     assert single, "the agent_sdk bank has no single-answer questions"
-    longest = []
+    return single
+
+
+def _correct_is_strictly(extreme: str, lang: str) -> tuple[list[str], int]:
+    """Ids of the agent_sdk single-answer questions whose correct option is strictly the
+    ``extreme`` ("longest" or "shortest") option in ``lang``, and how many questions were checked."""
+    single = _agent_sdk_single_answer()
+    hits = []
     for q in single:
-        (correct,) = [len(o.text.en) for o in q.options if o.correct]
-        if all(correct > len(o.text.en) for o in q.options if not o.correct):
-            longest.append(q.id)
-    share = len(longest) / len(single)
+        (correct,) = [len(o.text.get(lang)) for o in q.options if o.correct]
+        others = [len(o.text.get(lang)) for o in q.options if not o.correct]
+        if all((correct > n) if extreme == "longest" else (correct < n) for n in others):
+            hits.append(q.id)
+    return hits, len(single)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_agent_sdk_correct_option_is_not_usually_the_longest(lang):
+    """A learner who always picks the longest option must not score well on the agent_sdk bank,
+    in either language."""
+    longest, total = _correct_is_strictly("longest", lang)
+    share = len(longest) / total
     assert share <= MAX_LONGEST_CORRECT_SHARE, (
-        f"agent_sdk: the correct option is strictly the longest (English) in {len(longest)}/{len(single)} "
+        f"agent_sdk: the correct option is strictly the longest ({lang}) in {len(longest)}/{total} "
         f"single-answer questions = {share:.0%} (max {MAX_LONGEST_CORRECT_SHARE:.0%}): {', '.join(longest)}")
+
+
+def test_agent_sdk_correct_option_is_not_usually_the_shortest():
+    """The reverse cue: always picking the shortest option must not pay either."""
+    shortest, total = _correct_is_strictly("shortest", "en")
+    share = len(shortest) / total
+    assert share <= MAX_SHORTEST_CORRECT_SHARE, (
+        f"agent_sdk: the correct option is strictly the shortest (en) in {len(shortest)}/{total} "
+        f"single-answer questions = {share:.0%} (max {MAX_SHORTEST_CORRECT_SHARE:.0%}): {', '.join(shortest)}")
