@@ -463,6 +463,60 @@ def test_a_failing_hook_fails_open_and_a_failing_can_use_tool_denies() -> None:
     assert result_of(messages).permission_denials[0]["tool_name"] == "Bash"
 
 
+def test_bad_matchers_and_bad_decisions_do_not_crash_and_on_failure_block_denies() -> None:
+    seen: list[str] = []
+
+    async def log(hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        seen.append(hook_input["tool_name"])
+        return {}
+
+    async def shouty(hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "Deny"}}
+
+    hooks = {"PreToolUse": [HookMatcher(matcher="Bash(", hooks=[log]), HookMatcher(matcher="Edit", hooks=[shouty])]}
+    project = auth_project()
+    messages, error = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, hooks=hooks), project=project)
+    assert error is None and seen == []  # a matcher that is not a valid pattern matches nothing
+    info = [m.data["tag"] for m in messages if isinstance(m, SystemMessage) and m.subtype == "informational"]
+    assert info == ["hook_callback_failed"]  # "Deny" is not a decision: a failed hook, which fails open
+    assert "<= now" in project.files["src/auth.ts"]
+
+    async def broken(hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        raise ValueError("boom")
+
+    project = auth_project()
+    hooks = {"PreToolUse": [HookMatcher(matcher="Edit", hooks=[broken], on_failure="block")]}
+    messages, error = run(options=ClaudeAgentOptions(allowed_tools=ALL_TOOLS, hooks=hooks), project=project)
+    assert error is None and project.files["src/auth.ts"] == project.original["src/auth.ts"]
+    assert any("failed and its matcher blocks on failure" in str(r.content) for r in tool_results(messages))
+
+
+def test_commands_with_shell_operators_need_approval() -> None:
+    from agentlab.agent_sdk._engine import _read_only_command
+
+    assert _read_only_command("ls") and _read_only_command("ls src && cat README.md") and _read_only_command("git diff")
+    for command in ("echo hi > src/auth.ts", "echo hi; npm test", "ls || npm test", "echo $(npm test)",
+                    "cat a | sh", "git diff --output=x.txt", "npm test"):
+        assert not _read_only_command(command), command
+
+
+def test_a_tool_the_session_does_not_offer_comes_back_unavailable() -> None:
+    # The fake API's model never calls a tool the request does not define, so check the CLI's rule itself.
+    from agentlab.agent_sdk._engine import FakeCLI, _Unavailable
+
+    async def no_control(body: dict) -> dict:
+        raise AssertionError("not asked")
+
+    cli = FakeCLI(agentlab.agent_sdk.get_agent_scenario("fix_auth_bug"), auth_project(),
+                  ClaudeAgentOptions(disallowed_tools=["Bash"]), no_control)
+    verdict = cli._rules("Bash", {"command": "npm test"})
+    assert verdict == _Unavailable("<tool_use_error>Error: No such tool available: Bash. Bash is disabled for this "
+                                   "session, in subagents as well as here.</tool_use_error>")  # CLI 2.1.332's text
+    cli = FakeCLI(agentlab.agent_sdk.get_agent_scenario("fix_auth_bug"), auth_project(),
+                  ClaudeAgentOptions(tools=["Read"]), no_control)
+    assert cli._rules("Edit", {}) == _Unavailable("<tool_use_error>Error: No such tool available: Edit</tool_use_error>")
+
+
 # -- sessions -------------------------------------------------------------------------------------
 def test_resume_by_session_id_continues_the_same_conversation() -> None:
     project = auth_project()

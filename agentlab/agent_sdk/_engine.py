@@ -534,12 +534,13 @@ class FakeCLI:
     async def _run_hooks(self, event: str, tool_name: str, fields: dict[str, Any], tool_use_id: str) -> list[dict]:
         """Call every hook callback registered for ``event`` whose matcher matches ``tool_name``.
 
-        A callback that raises or returns something that is not a dict fails open, as on CLI 2.1.332:
-        its answer counts as empty and an ``informational`` system message says so."""
+        A callback that raises or answers badly (not a dict, or a ``permissionDecision`` that is not
+        allow/deny/ask/defer) fails open, as on CLI 2.1.332: its answer counts as empty and an
+        ``informational`` system message says so. Under a matcher with ``on_failure="block"`` the
+        failure denies the call instead (the SDK's ``HookMatcher.on_failure``)."""
         outputs = []
         for matcher in self.hooks.get(event) or []:
-            pattern = matcher.get("matcher")
-            if pattern not in (None, "", "*") and not re.fullmatch(str(pattern), tool_name):
+            if not _matcher_matches(matcher.get("matcher"), tool_name):
                 continue
             for callback_id in matcher.get("hookCallbackIds") or []:
                 hook_input = {"session_id": self.session_id, "transcript_path": f"/fake/.claude/{self.session_id}.jsonl",
@@ -549,7 +550,7 @@ class FakeCLI:
                                                  "input": hook_input, "tool_use_id": tool_use_id})
                 except RuntimeError:
                     output = None
-                if not isinstance(output, dict):
+                if not _valid_hook_output(output):
                     self._pending.append({
                         "type": "system", "subtype": "informational",
                         "content": f"{event}: Hook callback {callback_id} failed: the SDK host replied with an error "
@@ -557,6 +558,11 @@ class FakeCLI:
                         "level": "warning", "tag": "hook_callback_failed", "uuid": self._next_uuid(),
                         "session_id": self.session_id})
                     output = {}
+                    if matcher.get("onFailure") not in (None, "continue"):  # on_failure="block" (any other value too)
+                        output = {"hookSpecificOutput": {
+                            "hookEventName": event, "permissionDecision": "deny",
+                            "permissionDecisionReason": f"hook callback {callback_id} failed and its matcher blocks "
+                                                        "on failure"}}
                 outputs.append(output)
         return outputs
 
@@ -708,7 +714,10 @@ _READ_ONLY_COMMANDS = (("ls",), ("cat",), ("pwd",), ("echo",), ("git", "status")
 
 def _read_only_command(command: str) -> bool:
     """True for commands Claude Code runs without asking (reading only), e.g. ``ls``, ``cat``,
-    ``git diff``; every ``&&`` part must be one."""
+    ``git diff``; every ``&&`` part must be one, and any other shell operator, a redirect or a
+    substitution (``;``, ``|``, ``>``, ``<``, ``$(``, backticks) needs approval."""
+    if re.search(r"[;|<>`]|\$\(", command.replace("&&", " ")) or "--output" in command:
+        return False
     parts = [p.split() for p in command.split("&&")]
     return bool(parts) and all(p and any(tuple(p[:len(r)]) == r for r in _READ_ONLY_COMMANDS) for p in parts)
 
@@ -721,3 +730,32 @@ def _js_number(value: float) -> str:
         return repr(float(value)) if "e" not in repr(float(value)) else f"{value:.15f}".rstrip("0")
     mantissa, exponent = f"{value:e}".split("e")
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+_HOOK_DECISIONS = (None, "allow", "deny", "ask", "defer")
+
+
+def _valid_hook_output(output: Any) -> bool:
+    """A hook answer the CLI accepts: a dict whose ``hookSpecificOutput`` (if any) is a dict with a
+    known ``permissionDecision`` (the SDK's HookMatcher docstring counts e.g. "Deny" as a failure)."""
+    if not isinstance(output, dict):
+        return False
+    specific = output.get("hookSpecificOutput")
+    if specific is None:
+        return True
+    return isinstance(specific, dict) and specific.get("permissionDecision") in _HOOK_DECISIONS
+
+
+def _matcher_matches(pattern: Any, tool_name: str) -> bool:
+    """A hook matcher: none, ``""`` or ``"*"`` match every tool; tool names joined by ``|`` match
+    exactly; anything else is a regular expression searched in the name, and one that does not
+    compile matches nothing."""
+    if pattern in (None, "", "*"):
+        return True
+    text = str(pattern)
+    if re.fullmatch(r"[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*", text):
+        return tool_name in text.split("|")
+    try:
+        return re.search(text, tool_name) is not None
+    except re.error:
+        return False

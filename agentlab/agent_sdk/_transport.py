@@ -234,7 +234,8 @@ def make_transport_class() -> type:
                     await self._outbox.put((_EXIT, 1))
                     return True
                 await self._outbox.put(_ok(request_id, {"commands": [], "output_style": "default",
-                                                        "available_output_styles": ["default"]}))
+                                                        "available_output_styles": ["default"],
+                                                        "hook_on_failure_supported": True}))
             elif subtype == "set_permission_mode":
                 self.cli.permission_mode = request.get("mode") or "default"
                 await self._outbox.put(_ok(request_id, {}))
