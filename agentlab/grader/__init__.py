@@ -29,8 +29,6 @@ propagate is enough), reads the stream to its end, and survives ``total_cost_usd
 
 from __future__ import annotations
 
-import inspect
-
 from typing import Any, Callable, Iterable
 
 import anthropic
@@ -40,7 +38,7 @@ from ._cases import CASE_NAMES, CASES, Case, get_case
 from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
-from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer
+from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer, takes_one_argument
 
 __all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
            "grade", "grade_sdk", "get_case", "get_sdk_case", "is_sdk_consumer", "judge"]
@@ -122,20 +120,6 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
     return verdict(run, [], note, lang)
 
 
-def _one_parameter(fn: Any) -> bool:
-    """Callable with exactly one positional argument (and not with four): a consumer without ``async``."""
-    try:
-        signature = inspect.signature(fn)
-        signature.bind(None)
-    except (TypeError, ValueError):
-        return False
-    try:
-        signature.bind(None, None, None, None)
-    except TypeError:
-        return True
-    return False
-
-
 def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: str | None = None,
           time_limit: float | None = None) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
@@ -163,7 +147,7 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
     """
     if is_sdk_consumer(loop):
         return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
-    if _one_parameter(loop):
+    if takes_one_argument(loop):
         raise TypeError(f"grade() got {getattr(loop, '__name__', 'a function')}() of one parameter: an Agent SDK consumer "
                         "must be `async def consume(messages) -> str` (it reads the stream with `async for`), and a "
                         "loop takes four, agent_loop(client, prompt, tools, run_tool)")

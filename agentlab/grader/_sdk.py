@@ -172,13 +172,16 @@ def is_sdk_consumer(fn: Any) -> bool:
     target = fn if inspect.isroutine(fn) else getattr(type(fn), "__call__", None)  # noqa: B004 - an async __call__
     if not (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(target)):
         return False
+    return takes_one_argument(fn)
+
+
+def takes_one_argument(fn: Any) -> bool:
+    """Whether ``fn`` can be called with exactly one positional argument and not with the loop
+    grader's four (``consume(messages)``, async or not)."""
     try:
         signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return False
-    try:
         signature.bind(None)
-    except TypeError:
+    except (TypeError, ValueError):
         return False
     try:
         signature.bind(None, None, None, None)
