@@ -104,7 +104,7 @@ def test_seed_004_success_stream_types_order_and_fields() -> None:
     frame_usage = [m.usage for m in messages if isinstance(m, AssistantMessage)]
     assert all(u["output_tokens"] <= 2 for u in frame_usage)
     assert result.usage["cache_creation"]["ephemeral_5m_input_tokens"] == result.usage["cache_creation_input_tokens"]
-    assert result.model_usage["claude-sonnet-5"]["maxOutputTokens"] == 64_000
+    assert result.model_usage["claude-sonnet-5"]["maxOutputTokens"] == 128_000  # docs: Sonnet 5 max output 128K
 
 
 def test_assistant_messages_of_one_response_share_the_message_id() -> None:

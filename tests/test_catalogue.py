@@ -478,7 +478,7 @@ def test_context_window_fills_during_generation_then_the_prompt_overflows():
 
 def test_thinking_comes_before_the_tool_use_and_the_answer():
     scenario = get_scenario("thinking")
-    assert scenario.model == "claude-opus-4-7" and "enabled" in MODELS[scenario.model].thinking_types
+    assert scenario.model == "claude-sonnet-4-6" and "enabled" in MODELS[scenario.model].thinking_types
     budget = scenario.extra["thinking"]["budget_tokens"]
     assert 1024 <= budget < scenario.extra["max_tokens"] == scenario.max_tokens
     run = drive(scenario)

@@ -312,8 +312,8 @@ def test_same_input_same_bytes(tiny):
 def test_thinking_round_trip_and_tampering():
     sc = scenario("think", thinking("The user is in Austin; check the weather.", tool_use("get_weather", {"city": "Austin"})),
                   thinking("95F means light clothes.", text("Wear shorts.")))
-    params = {"model": "claude-sonnet-5", "max_tokens": 4096, "tools": [WEATHER_TOOL],
-              "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    params = {"model": "claude-sonnet-4-6", "max_tokens": 4096, "tools": [WEATHER_TOOL],
+              "thinking": {"type": "enabled", "budget_tokens": 2048}}  # manual thinking: a 400 on claude-sonnet-5
     client = agentlab.fake_client(sc)
     first = client.messages.create(messages=USER, **params)
     assert [b.type for b in first.content] == ["thinking", "tool_use"] and first.content[0].signature
@@ -512,7 +512,7 @@ def test_journal_of_a_client_copy_is_the_same_journal(tiny):
 def test_thinking_from_completed_turns_is_not_counted():
     sc = scenario("think_count", thinking("Let me check the forecast.", tool_use("get_weather", {"city": "Austin"})),
                   text("Wear shorts."), text("Bring water."))
-    params = {"model": "claude-sonnet-5", "tools": [WEATHER_TOOL], "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    params = {"model": "claude-sonnet-4-6", "tools": [WEATHER_TOOL], "thinking": {"type": "enabled", "budget_tokens": 2048}}
     client = agentlab.fake_client(sc)
     first = client.messages.create(max_tokens=4096, messages=USER, **params)
     results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "95F"}]}

@@ -8,6 +8,7 @@ import json
 import string
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import pytest
@@ -21,10 +22,13 @@ from agentlab.fake._rules import MAX_REQUEST_BYTES, RULES, RULES_BY_ID, validate
 from agentlab.fake._thinking import ThinkingLedger, redacted_data, sign
 from agentlab.fake._tokens import count_input_tokens
 
-MODEL = "claude-sonnet-5"  # no prefill, every thinking type, output cap 64,000
-PREFILL_MODEL = "claude-opus-4-5-20251101"  # prefill, thinking enabled/disabled
-OLD_MODEL = "claude-opus-4-20250514"  # prefill, 400 when input + max_tokens > window
-SYSTEM_MODEL = "claude-opus-5"  # mid-conversation system messages, no thinking "enabled"
+MODEL = "claude-sonnet-4-6"  # no prefill, thinking enabled/adaptive/disabled, output cap 128,000, one of temperature/top_p
+PREFILL_MODEL = "claude-opus-4-5-20251101"  # prefill, thinking enabled/disabled, output cap 64,000
+OLD_MODEL = "claude-opus-4-20250514"  # prefill, 400 when input + max_tokens > window; retired 2026-06-15
+BEFORE_OPUS_4_RETIRED = {"today": date(2026, 6, 1)}  # ValidationOptions for OLD_MODEL
+SYSTEM_MODEL = "claude-opus-5"  # mid-conversation system messages, no thinking "enabled", between_tools
+SAMPLING_REMOVED_MODEL = "claude-opus-4-7"  # temperature only 1, top_p/top_k rejected, no thinking "enabled"
+ALWAYS_THINKING_MODEL = "claude-fable-5"  # thinking "disabled" rejected
 
 TOOL = {
     "name": "get_weather",
@@ -81,15 +85,17 @@ T2 = think("A second thought before the call.")
 R1 = {"type": "redacted_thinking", "data": redacted_data(MODEL, "r1")}
 T_PAUSE = think("Search the web first.")
 T_PREFILL = think("Answer tersely.", PREFILL_MODEL)
+T_PAUSE_5 = think("Search the web first.", SYSTEM_MODEL)
 ISSUED_THINKING = [T1, R1, T2, text("Let me check."), tool_use("toolu_T")]
 ISSUED_PLAIN = [text("Let me check."), tool_use("toolu_P")]
 ISSUED_PAUSE = [T_PAUSE, server_tool_use("srvtoolu_01P")]
 ISSUED_PREFILL = [T_PREFILL, text("Partial")]
+ISSUED_PAUSE_5 = [T_PAUSE_5, server_tool_use("srvtoolu_02P")]
 
 
 def issued_ledger() -> ThinkingLedger:
     ledger = ThinkingLedger()
-    for content in (ISSUED_THINKING, ISSUED_PLAIN, ISSUED_PAUSE, ISSUED_PREFILL):
+    for content in (ISSUED_THINKING, ISSUED_PLAIN, ISSUED_PAUSE, ISSUED_PREFILL, ISSUED_PAUSE_5):
         ledger.record(content)
     return ledger
 
@@ -148,6 +154,14 @@ MODIFIED_29 = ("messages.{}.content.{}: `thinking` or `redacted_thinking` blocks
                "cannot be modified. These blocks must remain as they were in the original response.")
 DISABLED_30 = ("messages.{}.content.{}: When thinking is disabled, an `assistant` message in the final position "
                "cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.")
+ENABLED_24A = ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+               '"output_config.effort" to control thinking behavior.')
+DISABLED_24B = ('"thinking.type.disabled" is not supported for this model. Thinking defaults to adaptive mode when '
+                'not specified; use "thinking.type.enabled" with "budget_tokens" for extended thinking.')
+_EXTENDED_DOCS = ("Please consult our documentation at https://docs.anthropic.com/en/docs/build-with-claude/"
+                  "extended-thinking#important-considerations-when-using-extended-thinking")
+TEMPERATURE_24D = f"`temperature` may only be set to 1 when thinking is enabled. {_EXTENDED_DOCS}"
+TOP_K_24E = f"`top_k` must be unset when thinking is enabled. {_EXTENDED_DOCS}"
 
 REJECTED = [
     # 4: required fields
@@ -187,8 +201,29 @@ REJECTED = [
     reject("5", body(model="claude-nope-9"), "model: claude-nope-9", status=404, error_type="not_found_error"),
     reject("5", {"model": "gpt-4", "messages": [user("Hi")]}, "model: gpt-4", endpoint="count_tokens",
            status=404, error_type="not_found_error"),
-    reject("6", body(max_tokens=64_001),
-           "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-5"),
+    reject("5b", body(model="claude-sonnet-4-5"), "model: claude-sonnet-4-5", status=404,
+           error_type="not_found_error"),
+    reject("5b", body(model="claude-sonnet-4-5-20250929"), "model: claude-sonnet-4-5-20250929", status=404,
+           error_type="not_found_error"),
+    reject("5b", body(model=OLD_MODEL), f"model: {OLD_MODEL}", status=404, error_type="not_found_error"),
+    reject("5b", {"model": "claude-mythos-preview", "messages": [user("Hi")]}, "model: claude-mythos-preview",
+           endpoint="count_tokens", status=404, error_type="not_found_error"),
+    reject("6", body(max_tokens=128_001),
+           "max_tokens: 128001 > 128000, which is the maximum allowed number of output tokens for claude-sonnet-4-6"),
+    reject("6", body(model="claude-opus-4-5", max_tokens=128_001),
+           "max_tokens: 128001 > 64000, which is the maximum allowed number of output tokens for "
+           "claude-opus-4-5-20251101"),
+    # 6b-6e: sampling parameters per model
+    reject("6b", body(model=SAMPLING_REMOVED_MODEL, temperature=0), "`temperature` is deprecated for this model."),
+    reject("6b", body(model="claude-sonnet-5", temperature=0.5, thinking=ADAPTIVE),
+           "`temperature` is deprecated for this model."),
+    reject("6c", body(model=SAMPLING_REMOVED_MODEL, top_p=1), "`top_p` is deprecated for this model."),
+    reject("6c", body(model="claude-opus-5-5", temperature=1, top_p=0.9), "`top_p` is deprecated for this model."),
+    reject("6d", body(model=ALWAYS_THINKING_MODEL, top_k=5), "`top_k` is deprecated for this model."),
+    reject("6e", body(temperature=0.5, top_p=0.9),
+           "`temperature` and `top_p` cannot both be specified for this model. Please use only one."),
+    reject("6e", body(model="claude-haiku-4-5", temperature=0, top_p=1),
+           "`temperature` and `top_p` cannot both be specified for this model. Please use only one."),
     # 4c, 21, 21b, 22, 23: tools
     reject("4c", body(tools=["get_weather"]), "tools.0: Input should be a valid dictionary"),
     reject("4c", body(tools=[TOOL, {"name": "x"}]), "tools.1.custom.input_schema: Field required"),
@@ -320,10 +355,20 @@ REJECTED = [
     reject("20", body(user("Hi"), assistant([text("ok"), tool_result("toolu_X")]), user("next")),
            "messages.1: `tool_result` blocks can only be in `user` messages"),
     # 24a-30: thinking
-    reject("24a", body(model=SYSTEM_MODEL, thinking=ENABLED),
-           '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" instead.'),
-    reject("24a", body(model=OLD_MODEL, thinking=ADAPTIVE),
-           '"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" instead.'),
+    reject("24a", body(model=SYSTEM_MODEL, thinking=ENABLED, max_tokens=4096), ENABLED_24A),
+    reject("24a", body(model=SAMPLING_REMOVED_MODEL, thinking=ENABLED, max_tokens=4096), ENABLED_24A),
+    reject("24a", body(model="claude-sonnet-5", thinking=ENABLED, max_tokens=4096), ENABLED_24A),
+    reject("24a", {"model": ALWAYS_THINKING_MODEL, "messages": [user("Hi")], "thinking": ENABLED}, ENABLED_24A,
+           endpoint="count_tokens"),
+    reject("24b", body(model=ALWAYS_THINKING_MODEL, thinking={"type": "disabled"}), DISABLED_24B),
+    reject("24b", body(model="claude-opus-5-5", thinking={"type": "disabled"}), DISABLED_24B),
+    reject("24c", body(model=PREFILL_MODEL, thinking=ADAPTIVE),
+           '"thinking.type.adaptive" is not supported for this model.'),
+    reject("24c", body(thinking={"type": "between_tools"}),
+           '"thinking.type.between_tools" is not supported for this model.'),
+    reject("24d", body(thinking=ENABLED, max_tokens=4096, temperature=0.5), TEMPERATURE_24D),
+    reject("24d", body(thinking=ADAPTIVE, temperature=0), TEMPERATURE_24D),
+    reject("24e", body(thinking=ENABLED, max_tokens=4096, top_k=5), TOP_K_24E),
     reject("24", body(tools=[TOOL], tool_choice={"type": "any"}, thinking=ENABLED, max_tokens=4096),
            "Thinking may not be enabled when tool_choice forces tool use."),
     reject("24", body(tools=[TOOL], tool_choice={"type": "tool", "name": "get_weather"}, thinking=ENABLED,
@@ -381,7 +426,7 @@ REJECTED = [
            endpoint="count_tokens", options={"context_window": 106}),
     reject("31b", body(LONG, model=OLD_MODEL, max_tokens=900),
            "input length and `max_tokens` exceed context limit: 107 + 900 > 1000, decrease input length or "
-           "`max_tokens` and try again", options={"context_window": 1000}),
+           "`max_tokens` and try again", options={"context_window": 1000, **BEFORE_OPUS_4_RETIRED}),
 ]
 
 SDK_RESENT = assistant([
@@ -401,8 +446,22 @@ ACCEPTED = [
     accept("4b", body(tools=[TOOL], tool_choice={"type": "tool", "name": "get_weather",
                                                  "disable_parallel_tool_use": True}), "tool-choice"),
     accept("4b", body(thinking={"type": "adaptive", "display": "omitted"}), "thinking-display"),
-    accept("5", body(model=OLD_MODEL), "catalogue-model"),
-    accept("6", body(max_tokens=64_000), "at-cap"),
+    accept("5", body(model=OLD_MODEL), "catalogue-model", options=BEFORE_OPUS_4_RETIRED),
+    accept("5", body(model="claude-haiku-4-5"), "alias"),
+    accept("5b", body(model="claude-sonnet-4-5"), "before-retirement", options={"today": date(2026, 11, 29)}),
+    accept("5b", body(model="claude-opus-4-5"), "deprecated-not-retired"),
+    accept("6", body(max_tokens=128_000), "at-cap"),
+    accept("6", body(model="claude-sonnet-5", max_tokens=128_000), "sonnet-5-at-models-api-max-tokens"),
+    accept("6b", body(model=SAMPLING_REMOVED_MODEL, temperature=1, thinking=ADAPTIVE), "temperature-1"),
+    accept("6b", body(model=SAMPLING_REMOVED_MODEL, temperature=None, top_p=None, top_k=None), "explicit-nulls"),
+    accept("6b", {"model": SAMPLING_REMOVED_MODEL, "messages": [user("Hi")], "temperature": 0.2},
+           "count-tokens", endpoint="count_tokens"),
+    accept("6c", body(top_p=0.9), "top-p-alone"),
+    accept("6d", body(top_k=5), "top-k-without-thinking"),
+    accept("6e", body(temperature=0.5), "temperature-alone"),
+    accept("6e", body(temperature=None, top_p=0.9), "null-temperature"),
+    accept("6e", body(model=OLD_MODEL, temperature=0.5, top_p=0.9, top_k=5), "old-model-takes-all",
+           options=BEFORE_OPUS_4_RETIRED),
     accept("6", {"model": MODEL, "messages": [user("Hi")], "max_tokens": 10**9}, "count-tokens-ignores",
            endpoint="count_tokens"),
     accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True},
@@ -445,8 +504,15 @@ ACCEPTED = [
     accept("19", body(user("Hi"), assistant([tool_use("toolu_01A-b_C")]), user([tool_result("toolu_01A-b_C")]),
                       tools=[TOOL]), "pattern"),
     accept("20", body(*TOOL_LOOP, tools=[TOOL]), "results-in-user"),
-    accept("24a", body(thinking=ENABLED, max_tokens=4096), "enabled-on-sonnet-5"),
-    accept("24a", body(model=SYSTEM_MODEL, thinking={"type": "between_tools"}), "between-tools"),
+    accept("24a", body(thinking=ENABLED, max_tokens=4096), "enabled-on-sonnet-4-6"),
+    accept("24a", body(model="claude-haiku-4-5", thinking=ENABLED, max_tokens=4096), "enabled-on-haiku-4-5"),
+    accept("24b", body(model=SYSTEM_MODEL, thinking={"type": "disabled"}), "disabled-on-opus-5"),
+    accept("24b", body(model="claude-opus-4-8", thinking={"type": "disabled"}), "disabled-on-opus-4-8"),
+    accept("24c", body(model=SYSTEM_MODEL, thinking={"type": "between_tools"}), "between-tools"),
+    accept("24c", body(model=ALWAYS_THINKING_MODEL, thinking=ADAPTIVE), "adaptive-always-on"),
+    accept("24d", body(thinking=ENABLED, max_tokens=4096, temperature=1), "temperature-1"),
+    accept("24d", body(thinking={"type": "disabled"}, temperature=0), "thinking-off"),
+    accept("24e", body(thinking={"type": "disabled"}, top_k=5), "thinking-off"),
     accept("24", body(tools=[TOOL], tool_choice={"type": "any"}, thinking=ADAPTIVE), "adaptive-forced"),
     accept("24", body(tools=[TOOL], tool_choice={"type": "auto"}, thinking=ENABLED, max_tokens=4096), "enabled-auto"),
     accept("25", body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=1025), "1024"),
@@ -471,10 +537,12 @@ ACCEPTED = [
     accept("26", body(*PAUSED[:1], assistant(ISSUED_PAUSE), thinking=ADAPTIVE), "pause-turn-with-thinking"),
     accept("30", body(user("Hi"), assistant(ISSUED_PREFILL), model=PREFILL_MODEL, thinking=ENABLED, max_tokens=4096),
            "thinking-on"),
-    accept("30", body(*PAUSED[:1], assistant(ISSUED_PAUSE), thinking={"type": "between_tools"}), "between-tools"),
+    accept("30", body(*PAUSED[:1], assistant(ISSUED_PAUSE_5), model=SYSTEM_MODEL, thinking={"type": "between_tools"}),
+           "between-tools"),
     accept("30", body(user("Hi"), assistant([T1, text("Sure.")]), user("Thanks")), "not-final"),
     accept("31", body(LONG), "at-window", options={"context_window": 107}),
-    accept("31b", body(LONG, model=OLD_MODEL, max_tokens=893), "fits", options={"context_window": 1000}),
+    accept("31b", body(LONG, model=OLD_MODEL, max_tokens=893), "fits",
+           options={"context_window": 1000, **BEFORE_OPUS_4_RETIRED}),
     accept("31b", body(LONG, max_tokens=64_000), "stop-model", options={"context_window": 1000}),
 ]
 
@@ -760,7 +828,7 @@ def test_validate_never_raises_on_random_message_arrays(payload: dict[str, Any],
                                st.text(max_size=10), max_size=3))
 def test_validate_http_never_raises(raw: bytes, path: str, method: str, headers: dict[str, str]) -> None:
     endpoint, parsed, error = validate_http(path, method, headers, raw)
-    assert endpoint in (None, "messages", "count_tokens")
+    assert endpoint in (None, "messages", "count_tokens", "models")
     assert (parsed is None) != (error is None)
     assert_well_formed(error, statuses=(400, 401, 404, 413))
     if error is None:
@@ -803,10 +871,10 @@ def test_thinking_replayed_to_another_model_is_rejected_in_the_open_turn():
     sc = Scenario(name="replay", tools=(tool,), replies=(thinking("Check Austin.", tool_use("get_weather", {"city": "Austin"})), text("Hot.")))
     client = agentlab.fake_client(sc)
     params = {"max_tokens": 4096, "tools": [tool], "thinking": {"type": "enabled", "budget_tokens": 2048}}
-    first = client.messages.create(model="claude-opus-4-7", messages=[{"role": "user", "content": "Hi"}], **params)
+    first = client.messages.create(model="claude-sonnet-4-6", messages=[{"role": "user", "content": "Hi"}], **params)
     history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": first.content},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "95F"}]}]
     with _pytest.raises(anthropic.BadRequestError) as info:
-        client.messages.create(model="claude-sonnet-5", messages=history, **params)
+        client.messages.create(model="claude-haiku-4-5-20251001", messages=history, **params)
     assert info.value.body["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
-    assert client.messages.create(model="claude-opus-4-7", messages=history, **params).stop_reason == "end_turn"
+    assert client.messages.create(model="claude-sonnet-4-6", messages=history, **params).stop_reason == "end_turn"

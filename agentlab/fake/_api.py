@@ -29,6 +29,7 @@ from ._context import ApiError, RequestContext
 from ._ids import IdFactory
 from ._journal import Exchange, Journal
 from ._model import generate
+from ._models_api import answer as models_answer
 from ._replies import FAULT_TEXTS
 from ._rules import validate, validate_http
 from ._scenario import Scenario, Turn
@@ -118,6 +119,8 @@ class FakeAPI:
         if error is not None:
             return self._error(exchange, error)
         assert body is not None and endpoint is not None
+        if endpoint == "models":
+            return self._models(exchange, request)
 
         full, error = self._expand_thread(body)
         if error is not None:
@@ -251,6 +254,17 @@ class FakeAPI:
                 full[name] = held[name]
         full["messages"] = [*held["messages"], *sent]
         return full, None
+
+    def _models(self, exchange: Exchange, request: httpx2.Request) -> httpx2.Response:
+        """``GET /v1/models`` and ``GET /v1/models/{model_id}`` (``_models_api``), on the scenario's "today"."""
+        query = request.url.query
+        query = query.decode("utf-8", "replace") if isinstance(query, bytes) else str(query)
+        exchange.request = {"path": request.url.path, "query": query}
+        result = models_answer(request.url.path, query, self.scenario.validation.today)
+        if isinstance(result, ApiError):
+            return self._error(exchange, result)
+        exchange.response = result
+        return self._json(exchange, result)
 
     # ---------------------------------------------------------------------------------------
     def _json(self, exchange: Exchange, payload: dict[str, Any]) -> httpx2.Response:

@@ -38,7 +38,7 @@ The table, in order::
     max_tokens_tool_use  write_file with ~2,800 tokens of content: cut inside the tool_use at 1024
     stop_sequence        "<answer>...</answer> more text": stops at stop_sequences=["</answer>"]
     context_window       2,000-token documents in an 8,000-token window: the window fills
-    thinking             claude-opus-4-7 with thinking blocks before the tool_use and the answer
+    thinking             claude-sonnet-4-6 (manual thinking) with thinking blocks before the tool_use and the answer
     long_task            12 files, one process_file call each: 13 requests, more than 10 steps
     stuck_model          check_status forever: only a step cap (a safety net) ends the loop
     chained_tools        the second call's input comes from the first call's result
@@ -1095,11 +1095,13 @@ def _table() -> list[Scenario]:
         ),
         Scenario(
             name="thinking",
-            description="claude-opus-4-7 with thinking on: a thinking block before the tool_use and before the answer.",
-            description_es="claude-opus-4-7 con razonamiento activado: un bloque thinking antes del tool_use y antes de la respuesta.",
+            description="claude-sonnet-4-6 with manual thinking on: a thinking block before the tool_use and before the answer.",
+            description_es="claude-sonnet-4-6 con razonamiento manual activado: un bloque thinking antes del tool_use y antes de la respuesta.",
             prompt="I have 250 EUR. How many Japanese yen is that at today's rate?",
             tools=(RATE_TOOL,),
-            model="claude-opus-4-7",
+            # thinking.type "enabled" (budget_tokens) is a 400 on claude-opus-4-7 and the Claude 5
+            # family (rule 24a); Sonnet 4.6 still accepts it (deprecated): _models
+            model="claude-sonnet-4-6",
             max_tokens=4096,
             policy=_thinking_policy,
             run_tool=_run_rate,

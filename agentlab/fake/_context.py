@@ -7,16 +7,17 @@ transport and no client (STYLE.md section 1).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 from typing import Any, Literal
 
-from ._models import ModelSpec, get_model
+from ._models import CATALOGUE_DATE, ModelSpec, get_model
 from ._thinking import ThinkingLedger
 from ._tokens import count_input_tokens
 
 __all__ = ["ApiError", "ValidationOptions", "RequestContext", "Endpoint"]
 
-Endpoint = Literal["messages", "count_tokens"]
+Endpoint = Literal["messages", "count_tokens", "models"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +31,11 @@ class ValidationOptions:
     Default off: the current API merges them."""
     context_window: int | None = None
     """Override every model's context window (tokens); scenarios use it to reach the window quickly."""
+    today: date = CATALOGUE_DATE
+    """The fake's "today", for model retirement (rule 5b) and the Models API's ``lifecycle``.
+    Defaults to the catalogue's check date (``_models.CATALOGUE_DATE``, 2026-12-01), never the
+    wall clock, so the same request gets the same answer on any day. Set an earlier date to run
+    a model that has since retired, e.g. ``ValidationOptions(today=date(2026, 6, 1))``."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -216,6 +216,9 @@ class Journal:
             return f"{head}: HTTP {e.status} {e.error.get('type')}{rule}: {e.error.get('message')}"
         if e.endpoint == "count_tokens":
             return f"{head}: input_tokens={e.response.get('input_tokens') if e.response else None}"
+        if e.endpoint == "models":
+            query = e.request.get("query") if e.request else ""
+            return f"{head}: GET {e.request.get('path') if e.request else ''}{'?' + query if query else ''}"
         u = e.usage
         usage = (f"in={u.get('input_tokens')} out={u.get('output_tokens')} "
                  f"cache_write={u.get('cache_creation_input_tokens')} cache_read={u.get('cache_read_input_tokens')}")

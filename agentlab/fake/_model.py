@@ -250,8 +250,8 @@ def generate(
         A :class:`Generated` with the Message and any partial JSON of a cut block.
     """
     body = ctx.body
-    model = body["model"]
     spec = ctx.model
+    model = spec.id if spec else body["model"]  # an alias answers with (and signs for) its dated id: _models
     if _last_user_has_text_after_results(ctx.messages):
         blocks, stop_reason, stop_details = [], "end_turn", None
     else:

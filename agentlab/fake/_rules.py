@@ -12,6 +12,8 @@ Order (reference section 7: "transport/auth, top-level parameters, tools, messag
 size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
 
     http        1 ~ unknown path or method      404 not_found_error  "Not Found"
+                    (known: POST /v1/messages, POST /v1/messages/count_tokens,
+                    GET /v1/models, GET /v1/models/{model_id}: the Models API, ``_models_api``)
                 2 = missing/empty API key       401 authentication_error
                32 ~ body above 32 MiB           413 request_too_large
                 3 ~ body not a JSON object      400
@@ -19,7 +21,12 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                     count_tokens: model, messages; missing keys only)
                4b ~ wrong types of top-level parameters, pydantic style "<path>: Input should be ..."
                 5 = unknown model               404 not_found_error  "model: <name>"
+               5b = model past its end-of-life date (``ValidationOptions.today``), same 404
                 6 = max_tokens above the model's cap
+               6b = temperature other than 1 on a model whose sampling parameters are removed
+               6c = top_p on such a model (any value)
+               6d ~ top_k on such a model (any value)
+               6e = temperature and top_p together on a model that takes only one
     tools      4c ~ malformed tool definitions (pydantic style)
                21 = custom tool name pattern
               21b ~ duplicate tool names
@@ -44,7 +51,11 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                18 = duplicate tool_use ids
                19 = tool_use id pattern
                20 ~ tool_result inside an assistant message
-    thinking  24a = thinking.type not accepted by the model (reference 3.3, [OBS quoted in code])
+    thinking  24a = thinking.type "enabled" on a model without manual thinking (reference 3.3)
+              24b = thinking.type "disabled" on a model whose thinking is always on
+              24c ~ any other thinking.type the model does not accept
+              24d = temperature other than 1 with thinking on (reference 3.3 [3P]; [OBS] text)
+              24e = top_k with thinking on
                24 = forced tool_choice with thinking type "enabled"
                25 = budget_tokens < 1024
               25b = budget_tokens >= max_tokens
@@ -87,6 +98,12 @@ Decisions where the reference is silent or ambiguous:
   dropped from the end, it points at the block after the last thinking block kept.
 - Rule 26 skips an assistant message with empty content (nothing to start with).
 - Rule 21 uses the 64-character pattern for every model (the catalogue has no flag for 128).
+- Per-model rules (5b, 6b-6e, 24a-24c) read the catalogue (``_models``: each spec's ``sources``).
+  Rule 6 names the canonical id (the dated id when an alias was sent): the fake's choice. The
+  sampling rules (6b-6e, 24d, 24e) apply to ``messages`` only: ``count_tokens`` takes no sampling
+  parameters. An explicit ``null`` counts as absent. Thinking is "on" for 24d/24e as for rule 30
+  (``enabled`` or ``adaptive``); the real ``top_p`` range with thinking (0.95-1) is not modelled.
+  Opus 5 rejecting ``disabled`` at effort ``xhigh``/``max`` (thinking docs) is not modelled.
 - Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations.
 """
 
@@ -119,6 +136,10 @@ ENDPOINTS: dict[str, str] = {
     "/v1/messages/count_tokens": "count_tokens",
 }
 """Known paths (reference 0.3), POST only."""
+
+MODELS_PATH = "/v1/models"
+"""The Models API: ``GET /v1/models`` (list) and ``GET /v1/models/{model_id}`` (retrieve), endpoint
+``"models"`` (SDK ``resources/models.py``)."""
 
 _BOTH = frozenset({"messages", "count_tokens"})
 _CREATE = frozenset({"messages"})
@@ -384,8 +405,12 @@ class HttpRequest:
 
     @cached_property
     def endpoint(self) -> str | None:
-        """``"messages"`` or ``"count_tokens"`` for a known path and POST, else None."""
+        """``"messages"`` or ``"count_tokens"`` for a known path and POST, ``"models"`` for GET
+        ``/v1/models`` or ``/v1/models/{model_id}``, else None."""
         path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if self.method.upper() == "GET":
+            rest = path[len(MODELS_PATH):] if path.startswith(MODELS_PATH) else None
+            return "models" if rest == "" or (rest and rest.count("/") == 1 and len(rest) > 1) else None
         if self.method.upper() != "POST":
             return None
         return ENDPOINTS.get(path)
@@ -425,6 +450,8 @@ def _check_size(req: HttpRequest) -> Params | None:
 
 
 def _check_json(req: HttpRequest) -> Params | None:
+    if req.endpoint == "models":
+        return None  # a GET: no body
     return None if isinstance(req.body, dict) else {}
 
 
@@ -526,6 +553,39 @@ def _thinking_problem(thinking: Any) -> Params | None:
 
 def _check_model_known(ctx: RequestContext) -> Params | None:
     return {"model": ctx.body.get("model")} if ctx.model is None else None
+
+
+def _check_model_retired(ctx: RequestContext) -> Params | None:
+    if ctx.model is not None and ctx.model.retired(ctx.options.today):
+        return {"model": ctx.body.get("model")}
+    return None
+
+
+def _given(ctx: RequestContext, name: str) -> bool:
+    """Whether a sampling parameter is sent (an explicit null counts as absent)."""
+    return ctx.body.get(name) is not None
+
+
+def _sampling(ctx: RequestContext) -> str | None:
+    return ctx.model.sampling if ctx.model else None
+
+
+def _check_temperature_removed(ctx: RequestContext) -> Params | None:
+    temperature = ctx.body.get("temperature")
+    return {} if _sampling(ctx) == "default_only" and temperature is not None and temperature != 1 else None
+
+
+def _check_top_p_removed(ctx: RequestContext) -> Params | None:
+    return {} if _sampling(ctx) == "default_only" and _given(ctx, "top_p") else None
+
+
+def _check_top_k_removed(ctx: RequestContext) -> Params | None:
+    return {} if _sampling(ctx) == "default_only" and _given(ctx, "top_k") else None
+
+
+def _check_temperature_and_top_p(ctx: RequestContext) -> Params | None:
+    both = _given(ctx, "temperature") and _given(ctx, "top_p")
+    return {} if _sampling(ctx) == "one_of" and both else None
 
 
 def _check_max_tokens_cap(ctx: RequestContext) -> Params | None:
@@ -805,13 +865,34 @@ def _check_tool_result_in_assistant(ctx: RequestContext) -> Params | None:
 # --------------------------------------------------------------------------- thinking
 
 
-def _check_thinking_type_supported(ctx: RequestContext) -> Params | None:
+def _thinking_rejected(ctx: RequestContext) -> str | None:
+    """The request's ``thinking.type`` when the model does not accept it, else None."""
     kind = _thinking_type(ctx)
     if kind is None or ctx.model is None or kind in ctx.model.thinking_types:
         return None
-    accepted = ctx.model.thinking_types
-    instead = next((t for t in ("adaptive", "enabled", "disabled") if t in accepted), "disabled")
-    return {"type": kind, "instead": instead}
+    return kind
+
+
+def _check_thinking_enabled_supported(ctx: RequestContext) -> Params | None:
+    return {} if _thinking_rejected(ctx) == "enabled" else None
+
+
+def _check_thinking_disabled_supported(ctx: RequestContext) -> Params | None:
+    return {} if _thinking_rejected(ctx) == "disabled" else None
+
+
+def _check_thinking_type_supported(ctx: RequestContext) -> Params | None:
+    kind = _thinking_rejected(ctx)
+    return {"type": kind} if kind not in (None, "enabled", "disabled") else None
+
+
+def _check_temperature_with_thinking(ctx: RequestContext) -> Params | None:
+    temperature = ctx.body.get("temperature")
+    return {} if _thinking_on(ctx) and temperature is not None and temperature != 1 else None
+
+
+def _check_top_k_with_thinking(ctx: RequestContext) -> Params | None:
+    return {} if _thinking_on(ctx) and _given(ctx, "top_k") else None
 
 
 def _check_forced_tool_with_thinking(ctx: RequestContext) -> Params | None:
@@ -848,7 +929,7 @@ def _check_thinking_first(ctx: RequestContext) -> Params | None:
 
 
 def _check_signatures(ctx: RequestContext) -> Params | None:
-    model_id = str(ctx.body.get("model"))
+    model_id = ctx.model.id if ctx.model else str(ctx.body.get("model"))
     latest = _open_loop_assistant(ctx)
     index = _index(ctx)
     for i, j, block in index.of_type(*_THINKING_BLOCKS):
@@ -959,7 +1040,8 @@ def _rule(id: str, status: int, template: str, source: str, check: Callable[[Any
 RULES: tuple[Rule, ...] = (
     # --- transport and auth (validate_http)
     _rule("1", 404, "Not Found", f"{_REF} 1; https://docs.claude.com/en/api/errors", _check_path,
-          "Unknown path or method (known: POST /v1/messages and /v1/messages/count_tokens).",
+          "Unknown path or method (known: POST /v1/messages and /v1/messages/count_tokens, GET /v1/models and "
+          "/v1/models/{model_id}).",
           error_type="not_found_error", exact=False, phase="http"),
     _rule("2", 401, "invalid x-api-key", f"{_REF} 2; reference 0.3, 3.5 [OBS quoted in public code]", _check_auth,
           "Neither `authorization: Bearer <key>` nor `x-api-key: <key>` with a non-empty key.",
@@ -978,10 +1060,38 @@ RULES: tuple[Rule, ...] = (
           "A top-level parameter has the wrong type or range (pydantic-style path).", exact=False),
     _rule("5", 404, "model: {model}", f"{_REF} 5; reference 3.5 [OBS quoted in public code]", _check_model_known,
           "The model is not in the fake's catalogue.", error_type="not_found_error"),
+    _rule("5b", 404, "model: {model}",
+          "reference 3.5 (same text as rule 5) [OBS https://github.com/vicharanashala/vibe/issues/1259 (retired "
+          "claude-sonnet-4-20250514), https://github.com/anthropics/prompt-eng-interactive-tutorial/issues/93]; "
+          "model deprecations page: requests to models past the retirement date fail; dates: _models (SDK "
+          "_data/deprecated_models.py)", _check_model_retired,
+          "The model is past its end-of-life date (ValidationOptions.today, default the catalogue date).",
+          error_type="not_found_error"),
     _rule("6", 400,
           "max_tokens: {max_tokens} > {cap}, which is the maximum allowed number of output tokens for {model}",
           f"{_REF} 6; https://github.com/anthropics/claude-code/issues/24451", _check_max_tokens_cap,
           "max_tokens above the model's output cap.", endpoints=_CREATE),
+    _rule("6b", 400, "`temperature` is deprecated for this model.",
+          "[OBS] https://github.com/UKGovernmentBEIS/inspect_ai/issues/3721 (opus-4-7), "
+          "https://github.com/The-PR-Agent/pr-agent/issues/2456 (opus-4-8, fable-5); temperature 1 accepted: "
+          "https://github.com/mnfst/modelparams.dev/pull/238; Sonnet 5 docs: non-default sampling parameters "
+          "return 400", _check_temperature_removed,
+          "temperature other than 1 on a model whose sampling parameters are removed (catalogue sampling "
+          "'default_only').", endpoints=_CREATE),
+    _rule("6c", 400, "`top_p` is deprecated for this model.",
+          "[OBS] https://github.com/router-for-me/CLIProxyAPI/issues/4383 (opus-4-7, opus-4-8, fable-5); rejected "
+          "at any value, 1 included: https://github.com/mnfst/modelparams.dev/pull/238", _check_top_p_removed,
+          "top_p (any value) on a model whose sampling parameters are removed.", endpoints=_CREATE),
+    _rule("6d", 400, "`top_k` is deprecated for this model.",
+          "https://github.com/mnfst/modelparams.dev/pull/238 (top_k 5 and 0 -> 400 deprecated); the exact text is "
+          "an approximation by analogy with 6b/6c", _check_top_k_removed,
+          "top_k (any value) on a model whose sampling parameters are removed.", endpoints=_CREATE, exact=False),
+    _rule("6e", 400, "`temperature` and `top_p` cannot both be specified for this model. Please use only one.",
+          "[OBS] https://github.com/langfuse/langfuse/issues/9882 (Sonnet 4.5), "
+          "https://github.com/skydiscover-ai/skydiscover/issues/15 (Sonnet 4.6); which other models: _models "
+          "(sampling 'one_of', partly the fake's choice)", _check_temperature_and_top_p,
+          "temperature and top_p both given on a model that takes only one (catalogue sampling 'one_of').",
+          endpoints=_CREATE),
     # --- tools
     _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
           "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
@@ -1060,12 +1170,37 @@ RULES: tuple[Rule, ...] = (
     _rule("20", 400, "messages.{index}: `tool_result` blocks can only be in `user` messages", f"{_REF} 20 [3P]",
           _check_tool_result_in_assistant, "A tool_result block inside an assistant message.", exact=False),
     # --- thinking
-    _rule("24a", 400, '"thinking.type.{type}" is not supported for this model. Use "thinking.type.{instead}" instead.',
-          "reference 3.3 [OBS quoted in public code]; skills references/thinking-effort.md",
-          _check_thinking_type_supported, "thinking.type is not one the model accepts."),
+    _rule("24a", 400, '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+                      '"output_config.effort" to control thinking behavior.',
+          "reference 3.3 [OBS https://github.com/openclaw/openclaw/issues/91805, "
+          "https://github.com/zhukunpenglinyutong/jetbrains-cc-gui/issues/1003]; which models: _models (Opus 4.7 "
+          "Bedrock model card, Sonnet 5 docs; the SDK's models_to_warn_with_thinking_enabled only warn)",
+          _check_thinking_enabled_supported, "thinking.type 'enabled' on a model without manual thinking."),
+    _rule("24b", 400, '"thinking.type.disabled" is not supported for this model. Thinking defaults to adaptive mode '
+                      'when not specified; use "thinking.type.enabled" with "budget_tokens" for extended thinking.',
+          "reference 3.3 [OBS https://github.com/danny-avila/LibreChat/issues/13704, "
+          "https://github.com/ex-machina-co/opencode-anthropic-auth/issues/159]; which models: _models (Fable, "
+          "Mythos 5.x, Opus 5.5: thinking always on)",
+          _check_thinking_disabled_supported, "thinking.type 'disabled' on a model whose thinking is always on."),
+    _rule("24c", 400, '"thinking.type.{type}" is not supported for this model.',
+          "reference 3.3; the common prefix of the 24a/24b [OBS] texts (the rest is unknown)",
+          _check_thinking_type_supported,
+          "Another thinking.type the model does not accept (adaptive before 4.6, between_tools before Claude 5).",
+          exact=False),
     _rule("24", 400, "Thinking may not be enabled when tool_choice forces tool use.",
           f"{_REF} 24; https://github.com/mastra-ai/mastra/issues/7507", _check_forced_tool_with_thinking,
           "tool_choice any/tool with thinking type enabled (adaptive accepts forced tools)."),
+    _rule("24d", 400, "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation "
+                      "at https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-"
+                      "considerations-when-using-extended-thinking",
+          "reference 3.3 [3P] (\"With thinking on, temperature may only be 1\"); [OBS] "
+          "https://github.com/MartialBE/one-hub/issues/529", _check_temperature_with_thinking,
+          "temperature other than 1 with thinking on (enabled or adaptive).", endpoints=_CREATE),
+    _rule("24e", 400, "`top_k` must be unset when thinking is enabled. Please consult our documentation at "
+                      "https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-"
+                      "considerations-when-using-extended-thinking",
+          "[OBS] https://github.com/danny-avila/LibreChat/issues/6023", _check_top_k_with_thinking,
+          "top_k with thinking on (enabled or adaptive).", endpoints=_CREATE),
     _rule("25", 400, "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
           f"{_REF} 25; reference 3.3 [OBS quoted in public code]", _check_budget_minimum,
           "thinking.budget_tokens below 1024."),
@@ -1135,15 +1270,16 @@ def validate_http(
         raw: the raw body.
 
     Returns:
-        ``(endpoint, body, error)``: the endpoint (``"messages"``/``"count_tokens"``, None for an
-        unknown path), the parsed JSON object (None on error) and the first error (None if none).
+        ``(endpoint, body, error)``: the endpoint (``"messages"``/``"count_tokens"``/``"models"``,
+        None for an unknown path), the parsed JSON object (``{}`` for a ``models`` GET, None on
+        error) and the first error (None if none).
     """
     request = HttpRequest(path=path, method=method, headers={k.lower(): v for k, v in headers.items()}, raw=raw)
     for rule in _HTTP_RULES:
         params = rule.check(request)
         if params is not None:
             return request.endpoint, None, rule.error(**params)
-    return request.endpoint, request.body, None
+    return request.endpoint, ({} if request.endpoint == "models" else request.body), None
 
 
 def validate(ctx: RequestContext) -> ApiError | None:
