@@ -5,6 +5,7 @@
     FakeTransport (httpx2, sync + async)       how it plugs in
       └── FakeAPI.handle(request) -> response  one scenario run: ids, journal, threads
             ├── _rules.validate_http / validate   the rule table (reference section 7)
+            ├── _models / _models_api             the model catalogue; GET /v1/models[/{id}]
             ├── Scenario.reply_for(turn)          scripted replies or a policy
             ├── _model.generate                   the request shapes the reply
             └── _sse.message_events               SSE for streams

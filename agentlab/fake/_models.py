@@ -278,11 +278,11 @@ def _specs() -> tuple[ModelSpec, ...]:
         ModelSpec(id="claude-sonnet-5", display_name="Claude Sonnet 5", line="sonnet", created_at=date(2026, 6, 30),
                   context_window=_M, max_output_tokens=128 * _K, prefill=False, thinking_types=_ADAPTIVE,
                   sampling="default_only", context_window_stop=True, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
-                  sources={**doc, "prices": "kept: NOT the docs' $2 / $10 (docs-model-page); the course's seed 004 "
+                  sources={**doc, "prices": "kept: NOT the docs' $2 / $10 (docs-model-page): the course's seed 004 "
                                             "budget example (max_budget_usd=0.01, agent_sdk) is built on $3 / $15",
                            "thinking": "docs-sonnet-5 (between_tools: kept)", "sampling": "docs-sonnet-5",
                            "lifecycle": "docs-model-page", "prefill": "kept",
-                           "mid_conversation_system": "kept (3p-mid-system lists Sonnet 5 with system messages; not "
+                           "mid_conversation_system": "kept (3p-mid-system lists Sonnet 5 with system messages, not "
                                                       "applied: the course's default model keeps rule 9)"}),
         ModelSpec(id="claude-opus-5", display_name="Claude Opus 5", line="opus", created_at=date(2026, 7, 24),
                   context_window=_M, max_output_tokens=128 * _K, prefill=False, thinking_types=_ADAPTIVE,
@@ -324,7 +324,7 @@ def _specs() -> tuple[ModelSpec, ...]:
                   context_window=_M, max_output_tokens=128 * _K, prefill=False, thinking_types=_FIVE_FIVE,
                   sampling="default_only", context_window_stop=True, mid_conversation_system=True,
                   input_usd_per_mtok=0.10, output_usd_per_mtok=0.50,
-                  sources={**doc, "prices": "docs-model-page (prompts up to 100K tokens; the fake ignores the dearer "
+                  sources={**doc, "prices": "docs-model-page (prompts up to 100K tokens: the fake ignores the dearer "
                                             "tier above)", "thinking": "docs-model-page",
                            "sampling": "fake (like the rest of the Claude 5 family)", "lifecycle": "docs-model-page",
                            "prefill": "fake", "mid_conversation_system": "3p-mid-system"}),
