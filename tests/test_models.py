@@ -102,6 +102,16 @@ def test_cost_takes_aliases_and_rejects_unknown_models():
         cost_usd(usage, "claude-nope-9")
 
 
+def test_every_built_in_scenario_runs_on_a_live_model_with_a_thinking_type_it_accepts():
+    from agentlab.fake import SCENARIOS
+
+    for name, scenario in SCENARIOS.items():
+        spec = get_model(scenario.model)
+        assert spec is not None and not spec.retired(scenario.validation.today), name
+        for thinking in (scenario.thinking_default, (scenario.extra or {}).get("thinking")):
+            assert thinking is None or thinking["type"] in spec.thinking_types, (name, thinking)
+
+
 # --------------------------------------------------------------------------- every SDK id through the SDK
 
 

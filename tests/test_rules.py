@@ -579,6 +579,10 @@ HTTP_REJECTED = [
     ("1", "/v1/complete", "POST", AUTH, b"{}", 404, "not_found_error", NOT_FOUND),
     ("1", "/v1/messages", "GET", AUTH, b"", 404, "not_found_error", NOT_FOUND),
     ("1", "/v1/messages/batches", "POST", AUTH, b"{}", 404, "not_found_error", NOT_FOUND),
+    ("1", "/v1/models", "POST", AUTH, b"{}", 404, "not_found_error", NOT_FOUND),
+    ("1", "/v1/models/claude-sonnet-5/extra", "GET", AUTH, b"", 404, "not_found_error", NOT_FOUND),
+    ("1", "/v1/modelsx", "GET", AUTH, b"", 404, "not_found_error", NOT_FOUND),
+    ("2", "/v1/models", "GET", {}, b"", 401, "authentication_error", "invalid x-api-key"),
     ("2", "/v1/messages", "POST", {}, b"{}", 401, "authentication_error", "invalid x-api-key"),
     ("2", "/v1/messages", "POST", {"Authorization": "Bearer "}, b"{}", 401, "authentication_error",
      "invalid x-api-key"),
@@ -615,6 +619,8 @@ HTTP_ACCEPTED = [
     ("2", "/v1/messages", "POST", {"Authorization": "Bearer sk-test", "x-api-key": ""}, b"{}", "messages", {}),
     ("32", "/v1/messages", "POST", AUTH, b"{}" + b" " * (MAX_REQUEST_BYTES - 2), "messages", {}),
     ("3", "/v1/messages", "POST", AUTH, json.dumps(body()).encode(), "messages", body()),
+    ("1", "/v1/models?limit=2", "GET", AUTH, b"", "models", {}),
+    ("1", "/v1/models/claude-haiku-4-5", "get", AUTH, b"", "models", {}),
 ]
 
 

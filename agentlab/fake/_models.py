@@ -18,9 +18,10 @@ What the specs drive (reference section 7 and ``_rules``):
 
 Aliases: for models before the 4.6 generation the undated alias "is a convenience pointer that
 resolves to the dated ID" (models overview, ``model-ids-and-versions`` page); from 4.6 on the
-dateless id is itself the pinned snapshot. An alias and its dated id share one spec, and the
-reply's ``model`` field names the dated id (the Models API resolves an alias to the dated id; that
-the Messages reply echoes the dated id too is [3P], the fake's choice where unknown).
+dateless id is itself the pinned snapshot. An alias and its dated id share one spec. The Models
+API resolves an alias to the dated id (SDK ``models.retrieve`` docstring); that a Messages reply
+to an alias names the dated id in its ``model`` field is unknown: the fake's choice, made so that
+thinking signatures and prices follow the model, whichever name was sent.
 
 "Today": whether a model is retired depends on a date. The fake never reads the wall clock (same
 input, same bytes): "today" is :data:`CATALOGUE_DATE`, the day this catalogue was checked, unless
@@ -105,6 +106,11 @@ SOURCES: dict[str, str] = {
     "3p-mid-system": "[3P] https://github.com/langchain-ai/langchainjs/releases/tag/@langchain%2Fanthropic@1.5.13 "
                      "(mid-conversation system messages: Opus 4.8, Opus 5, Opus 5.5, Sonnet 5.5, Haiku 5.5, Fable 5 "
                      "and 5.1, Mythos 5 and 5.1, Sonnet 5)",
+    "3p-claude-4-caps": "[3P] https://github.com/UKGovernmentBEIS/inspect_ai/pull/2675 (max output: 32k for Opus 4 "
+                        "and 4.1, 64k for Sonnet 4, Sonnet 4.5 and Haiku 4.5); Sonnet 4.5's 200,000 input: "
+                        "https://github.com/langchain-ai/langchainjs/releases/tag/@langchain%2Fanthropic@1.5.13",
+    "3p-128k": "[3P] https://github.com/dcdpr/jp/pull/820 (claude-sonnet-5: 1M context, 128k max output; "
+               "claude-sonnet-4-6 corrected from 64,000 to 128,000 to match the published limits)",
     "3p-release": "[3P] release dates from third-party catalogues (apiyi: Fable 5.1 2026-09-01; runware: Sonnet 5.5 "
                   "2026-09-28; multidotdev: Opus 5.5 by 2026-09-24)",
     "kept": "unknown: the fake's choice (kept from the catalogue before issue 10)",
@@ -204,7 +210,7 @@ def _specs() -> tuple[ModelSpec, ...]:
                   sampling="any", context_window_stop=False,
                   deprecated_at=_retire(date(2026, 6, 15)), retires_at=date(2026, 6, 15),
                   input_usd_per_mtok=15.0, output_usd_per_mtok=75.0,
-                  sources={"limits": "kept", "prices": "kept", "created_at": "fake", "thinking": "kept",
+                  sources={"limits": "3p-claude-4-caps", "prices": "kept", "created_at": "fake", "thinking": "kept",
                            "sampling": "fake", "lifecycle": "3p-opus-4-retired", "prefill": "kept"}),
         ModelSpec(id="claude-sonnet-4-5-20250929", display_name="Claude Sonnet 4.5", line="sonnet",
                   created_at=date(2025, 9, 29), aliases=("claude-sonnet-4-5",),
@@ -212,7 +218,7 @@ def _specs() -> tuple[ModelSpec, ...]:
                   sampling="one_of", context_window_stop=True,
                   deprecated_at=_retire(date(2026, 11, 30)), retires_at=date(2026, 11, 30),
                   input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
-                  sources={"limits": "3p-mid-system", "prices": "fake", "created_at": "fake", "thinking": "kept",
+                  sources={"limits": "3p-claude-4-caps", "prices": "fake", "created_at": "fake", "thinking": "kept",
                            "sampling": "obs-one-of", "lifecycle": "sdk-deprecated", "prefill": "kept"}),
         ModelSpec(id="claude-haiku-4-5-20251001", display_name="Claude Haiku 4.5", line="haiku",
                   created_at=date(2025, 10, 1), aliases=("claude-haiku-4-5",),
@@ -240,7 +246,8 @@ def _specs() -> tuple[ModelSpec, ...]:
                   created_at=date(2026, 2, 17),
                   context_window=_M, max_output_tokens=128 * _K, prefill=False, thinking_types=_FOUR_SIX,
                   sampling="one_of", context_window_stop=True, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
-                  sources={**doc, "thinking": "docs-sonnet-5", "sampling": "obs-one-of",
+                  sources={**doc, "limits": "docs-model-page; 3p-128k", "thinking": "docs-sonnet-5",
+                           "sampling": "obs-one-of",
                            "lifecycle": "docs-model-page", "prefill": "kept"}),
         ModelSpec(id="claude-mythos-preview", display_name="Claude Mythos Preview", line="mythos",
                   created_at=date(2026, 4, 7),
@@ -278,7 +285,7 @@ def _specs() -> tuple[ModelSpec, ...]:
         ModelSpec(id="claude-sonnet-5", display_name="Claude Sonnet 5", line="sonnet", created_at=date(2026, 6, 30),
                   context_window=_M, max_output_tokens=128 * _K, prefill=False, thinking_types=_ADAPTIVE,
                   sampling="default_only", context_window_stop=True, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
-                  sources={**doc, "prices": "kept: NOT the docs' $2 / $10 (docs-model-page): the course's seed 004 "
+                  sources={**doc, "limits": "docs-model-page; 3p-128k", "prices": "kept: NOT the docs' $2 / $10 (docs-model-page): the course's seed 004 "
                                             "budget example (max_budget_usd=0.01, agent_sdk) is built on $3 / $15",
                            "thinking": "docs-sonnet-5 (between_tools: kept)", "sampling": "docs-sonnet-5",
                            "lifecycle": "docs-model-page", "prefill": "kept",
