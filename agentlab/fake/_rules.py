@@ -54,9 +54,9 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
     thinking  24a = thinking.type "enabled" on a model without manual thinking (reference 3.3)
               24b = thinking.type "disabled" on a model whose thinking is always on
               24c ~ any other thinking.type the model does not accept
+               24 = forced tool_choice with thinking type "enabled"
               24d = temperature other than 1 with thinking on (reference 3.3 [3P]; [OBS] text)
               24e = top_k with thinking on
-               24 = forced tool_choice with thinking type "enabled"
                25 = budget_tokens < 1024
               25b = budget_tokens >= max_tokens
                27 = thinking present but not first in an assistant message
