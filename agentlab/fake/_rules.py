@@ -100,6 +100,7 @@ from functools import cached_property
 from typing import Any
 
 from ._context import ApiError, RequestContext
+from ._shapes import first_extra, request_shape
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -466,6 +467,32 @@ def _check_top_level_types(ctx: RequestContext) -> Params | None:
         or _tool_choice_problem(body.get("tool_choice")) or _thinking_problem(body.get("thinking"))
 
 
+def _extra(found: tuple[Any, ...] | None) -> Params | None:
+    return {"path": _path(*found)} if found else None
+
+
+def _check_extra_top_level(ctx: RequestContext) -> Params | None:
+    """Extra fields at the top level and in every parameter but ``tools`` and ``messages``
+    (rules 4f and 4g, after their groups' shape checks)."""
+    shape = request_shape()
+    allowed = shape.allowed[""]
+    for key, value in ctx.body.items():
+        if key not in allowed:
+            return {"path": key}
+        if key != "messages" and key != "tools" and isinstance(value, (dict, list)):
+            if found := first_extra(value, shape.fields[key], (key,)):
+                return _extra(found)
+    return None
+
+
+def _check_extra_in_tools(ctx: RequestContext) -> Params | None:
+    return _extra(first_extra(ctx.body.get("tools"), request_shape().fields["tools"], ("tools",)))
+
+
+def _check_extra_in_messages(ctx: RequestContext) -> Params | None:
+    return _extra(first_extra(ctx.body.get("messages"), request_shape().fields["messages"], ("messages",)))
+
+
 def _system_problem(system: Any) -> Params | None:
     if not isinstance(system, list):
         return None
@@ -613,9 +640,41 @@ def _block_problem(block: Any, *where: object) -> Params | None:
             return found
     if kind == "tool_result" and isinstance(block.get("content"), list):
         for k, item in enumerate(block["content"]):
-            if not isinstance(item, dict):
-                return _problem(_path(*where, kind, "content", k), "Input should be a valid dictionary")
+            if found := _nested_block_problem(item, *where, kind, "content", k):
+                return found
     return None
+
+
+def _nested_block_problem(block: Any, *where: object) -> Params | None:
+    """A block inside ``tool_result.content``: the same shape checks as a message's blocks, and a
+    type among the SDK's ``ToolResultBlockParam`` content union (pydantic's union-tag text, [OBS]
+    ``messages.3.content.0.tool_result.content.0: Input tag 'tool_reference' found using 'type' does
+    not match any of the expected tags: 'document', 'image', 'search_result', 'text'``, quoted in
+    public code about https://github.com/anthropics/claude-code/issues/11678)."""
+    if not isinstance(block, dict):
+        return _problem(_path(*where), "Input should be a valid dictionary")
+    if found := _field_problem(block, "type", _STR, True, *where):
+        return found
+    kind = block["type"]
+    tags = _tool_result_content_tags()
+    if kind not in tags:
+        return _problem(_path(*where), f"Input tag '{kind}' found using 'type' does not match any of the "
+                                       f"expected tags: {_tags(tags)}")
+    for name, spec, required in _BLOCK_FIELDS.get(kind, ()):
+        if found := _field_problem(block, name, spec, required, *where, kind):
+            return found
+    return None
+
+
+_NESTED_TAGS: list[tuple[str, ...]] = []
+
+
+def _tool_result_content_tags() -> tuple[str, ...]:
+    """Block types a ``tool_result``'s content list accepts, from the SDK (sorted, as pydantic lists them)."""
+    if not _NESTED_TAGS:
+        content = request_shape().fields["messages"].items.fields["content"].items.tags["tool_result"]["content"]
+        _NESTED_TAGS.append(tuple(sorted(content.items.tags)))
+    return _NESTED_TAGS[0]
 
 
 def _check_messages_non_empty(ctx: RequestContext) -> Params | None:
@@ -679,6 +738,20 @@ def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str,
     return iter(index.text_blocks)
 
 
+def _iter_all_text(ctx: RequestContext) -> Iterator[dict[str, Any]]:
+    """Every text block with a string ``text``: the messages' own, then those inside ``tool_result``
+    content (rule 12 and 12b apply to both; issue 10: nested blocks are validated like top-level
+    ones)."""
+    for _, _, block in _iter_text_blocks(ctx):
+        yield block
+    for _, _, result in _index(ctx).of_type("tool_result"):
+        content = result.get("content")
+        if isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
+                    yield item
+
+
 def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
     for i, j, block in _iter_text_blocks(ctx):
         if block["text"] == "" and block.get("cache_control") is not None:
@@ -687,11 +760,11 @@ def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
 
 
 def _check_empty_text(ctx: RequestContext) -> Params | None:
-    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] == ""), None)
+    return next(({} for block in _iter_all_text(ctx) if block["text"] == ""), None)
 
 
 def _check_whitespace_text(ctx: RequestContext) -> Params | None:
-    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] and not block["text"].strip()), None)
+    return next(({} for block in _iter_all_text(ctx) if block["text"] and not block["text"].strip()), None)
 
 
 def _check_prefill_supported(ctx: RequestContext) -> Params | None:
@@ -777,6 +850,17 @@ def _check_tool_result_expected(ctx: RequestContext) -> Params | None:
             expected_by_message[i] = set(_tool_use_ids(previous))
         if str(block.get("tool_use_id")) not in expected_by_message[i]:
             return {"index": i, "block": j, "id": block.get("tool_use_id")}
+    return None
+
+
+def _check_single_result_per_tool_use(ctx: RequestContext) -> Params | None:
+    seen: set[tuple[int, str]] = set()
+    index = _index(ctx)
+    for i, j, block in index.of_type("tool_result"):
+        key = (i, str(block.get("tool_use_id")))
+        if key in seen:
+            return {"index": i, "block": j, "id": block.get("tool_use_id")}
+        seen.add(key)
     return None
 
 
@@ -946,6 +1030,7 @@ def _never(_: Any) -> Params | None:
 # --------------------------------------------------------------------------- the table
 
 _INVALID_REQUEST = "invalid_request_error"
+_EXTRA_SOURCE = ("pydantic's extra_forbidden text [OBS]: https://github.com/microsoft/autogen/issues/3034 (messages.0.name), https://github.com/anthropics/claude-code/issues/14135 (context_management), https://github.com/anthropics/claude-code/issues/4378 (messages.65.content.1.tool_use.text); allowed fields from the installed SDK's request types (_shapes.py, which lists the approximations)")
 _THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
@@ -976,6 +1061,9 @@ RULES: tuple[Rule, ...] = (
           exact=False),
     _rule("4b", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_create_params.py", _check_top_level_types,
           "A top-level parameter has the wrong type or range (pydantic-style path).", exact=False),
+    _rule("4e", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_top_level,
+          "A field the API does not accept, at the top level or inside a parameter other than tools/messages.",
+          exact=False),
     _rule("5", 404, "model: {model}", f"{_REF} 5; reference 3.5 [OBS quoted in public code]", _check_model_known,
           "The model is not in the fake's catalogue.", error_type="not_found_error"),
     _rule("6", 400,
@@ -986,6 +1074,8 @@ RULES: tuple[Rule, ...] = (
     _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
           "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
           exact=False),
+    _rule("4f", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_tools,
+          "A field the API does not accept inside a tool definition (tools.N.<type>.<field>).", exact=False),
     _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
           f"{_REF} 21; reference 3.4 [OBS quoted in public code]", _check_tool_name_pattern,
           "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
@@ -999,17 +1089,20 @@ RULES: tuple[Rule, ...] = (
     # --- messages
     _rule("4d", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_param.py", _check_message_shapes,
           "A message or content block is malformed (pydantic-style path).", exact=False),
+    _rule("4g", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_messages,
+          "A field the API does not accept on a message or inside a block (messages.N.content.M.<type>.<field>).",
+          exact=False),
     _rule("7", 400, "messages: at least one message is required", f"{_REF} 7 [3P]", _check_messages_non_empty,
           "messages is an empty list.", exact=False),
-    _rule("8", 400, 'messages: first message must use the "user" role',
-          f"{_REF} 8; https://github.com/tonyljx/TextWordExplain/issues/2", _check_first_user,
-          "The first message is not a user message (only with options.first_message_user)."),
     _rule("9b", 400, "messages.{index}.role: Input should be {allowed}", f"{_REF} 9; reference 3.2 rule 5",
           _check_role_values, "A role other than user/assistant/system.", exact=False),
     _rule("9", 400, 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
                     'not "system" as an input message role.',
           f"{_REF} 9; reference 3.2 rule 5 [OBS quoted in public code]", _check_system_role_supported,
           "A system message on a model without mid-conversation system messages."),
+    _rule("8", 400, 'messages: first message must use the "user" role',
+          f"{_REF} 8; https://github.com/tonyljx/TextWordExplain/issues/2", _check_first_user,
+          "The first message is not a user message (only with options.first_message_user)."),
     _rule("9c", 400, "messages.{index}: `system` messages must follow a `user` message and cannot be the first message",
           f"{_REF} 9; reference 1.2 (SDK system_message_param.py; skills mid-conversation-system-messages.md)",
           _check_system_role_placement, "A system message first, or not right after a user message.", exact=False),
@@ -1051,6 +1144,11 @@ RULES: tuple[Rule, ...] = (
                      "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
           f"{_REF} 16; reference 3.2 rule 2; https://github.com/anthropics/claude-code/issues/13460",
           _check_tool_result_expected, "A tool_result whose id is not a tool_use of the previous message."),
+    _rule("16b", 400, "messages.{index}.content.{block}: each tool_use must have a single result. Found multiple "
+                      "`tool_result` blocks with id: {id}",
+          "[OBS quoted in public issues and code, e.g. https://github.com/QwenLM/qwen-code/pull/8163 "
+          "(\"messages.4.content.1: each tool_use must have a single result...\"); not in the reference]",
+          _check_single_result_per_tool_use, "Two tool_result blocks of one message answer the same tool_use_id."),
     _rule("18", 400, "messages.{index}.content.{block}: `tool_use` ids must be unique",
           f"{_REF} 18; https://github.com/anthropics/claude-code/issues/20901", _check_tool_use_ids_unique,
           "The same tool_use id twice in the request."),
