@@ -18,18 +18,23 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
     top-level   4 ~ "<field>: Field required"  (create: model, max_tokens, messages;
                     count_tokens: model, messages; missing keys only)
                4b ~ wrong types of top-level parameters, pydantic style "<path>: Input should be ..."
+               4e = "<path>: Extra inputs are not permitted": an unknown field at the top level or inside
+                    a parameter other than tools/messages (system, thinking, tool_choice, metadata...)
                 5 = unknown model               404 not_found_error  "model: <name>"
                 6 = max_tokens above the model's cap
     tools      4c ~ malformed tool definitions (pydantic style)
+               4f = an unknown field in a tool definition ("tools.N.custom.<field>", "tools.N.<type>.<field>")
                21 = custom tool name pattern
               21b ~ duplicate tool names
                22 = tool_choice without tools   [OBS/3P in the reference]
                23 ~ tool_choice names an undefined tool
-    messages   4d ~ malformed messages/blocks (pydantic style)
+    messages   4d ~ malformed messages/blocks (pydantic style), blocks inside tool_result content too
+               4g = an unknown field on a message or in a block ("messages.N.name",
+                    "messages.N.content.M.<type>.<field>", "...tool_result.content.K.<type>.<field>")
                 7 ~ empty messages
-                8 = first message not user      (only if options.first_message_user)
                9b ~ role not user/assistant/system  "messages.N.role: Input should be ..."
                 9 = role "system" on a model without mid-conversation system messages
+                8 = first message not user      (only if options.first_message_user)
                9c ~ "system" message first or not after a user message
                10 = consecutive same roles      (only if options.strict_alternation)
                11 = empty content except an optional final assistant message
@@ -41,6 +46,8 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                17 = text before the last tool_result of the answering message (old [OBS] wording)
                15 = tool_use ids not answered in the next message
                16 = tool_result for an id not in the previous message
+              16b = two tool_result blocks of one message for the same tool_use_id (not in the reference;
+                    [OBS] text from public issues and code)
                18 = duplicate tool_use ids
                19 = tool_use id pattern
                20 ~ tool_result inside an assistant message
@@ -60,14 +67,27 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
 
 Decisions where the reference is silent or ambiguous:
 
-- The pydantic-style shape checks (4b, 4c, 4d) run at the head of their group, so the semantic
-  checks after them see well-formed data. Unknown block types and unknown extra fields are
-  accepted, and explicit nulls are accepted on optional fields (the SDK re-sends
-  ``"citations": null``, ``"caller": {...}``, ``"toolset_name": null``; reference 0.3).
+- The pydantic-style shape checks (4b, 4c, 4d) and the extra-field checks (4e, 4f, 4g) run at the
+  head of their group, so the semantic checks after them see well-formed data. The fields each
+  object accepts come from the installed SDK's request types and response models (``_shapes``,
+  whose docstring lists the approximations: beta fields accepted without their header, only the
+  first extra field reported), so anything the SDK re-sends from a response (``"citations":
+  null``, ``"caller": {...}``, ``"toolset_name": null``; reference 0.3) is accepted, and explicit
+  nulls are accepted on optional fields. Unknown block types at the top level of a message are
+  accepted; inside ``tool_result`` content they get pydantic's union-tag text ([OBS], 4d).
+- Rules 9b and 9 run before rule 8: a ``system`` message sent first (the OpenAI habit) gets the
+  reference's rule-9 text, the one observed in that situation, not the first-message text, and a
+  role value the schema does not accept is reported before the order of roles is judged. On a
+  model with mid-conversation system messages a first ``system`` message still gets rule 8
+  (reference 3.2 rule 7: a system message may never be first).
+- Rule 16b looks within one message (the case the observed reports describe); a second result for
+  the same id in a later message is not an answer to its previous message and gets rule 16.
 - Rule 11 also covers a final *user* message with ``""`` or ``[]`` content: the [OBS] text itself
   says the optional final assistant message is the only exemption.
-- Rule 12 looks at the top-level blocks of each message (not inside ``tool_result`` content, nor
-  at the top-level ``system``). A whitespace-only string content counts as a text block (12b);
+- Rules 12 and 12b look at the top-level blocks of each message and at the text blocks inside
+  ``tool_result`` content (issue 10: nested blocks are validated like top-level ones; the fake's
+  choice: one third-party report says the API accepts ``text: ""`` there), not at the top-level
+  ``system``; 12c only at top-level blocks. A whitespace-only string content counts as a text block (12b);
   ``""`` as string content is empty content (rule 11).
 - Tool pairing runs on the array as sent (reference 3.2 rule 6). When several pairing rules
   apply, 17 is checked over the whole array first, then 15, then 16 (so a user message that has
@@ -87,7 +107,8 @@ Decisions where the reference is silent or ambiguous:
   dropped from the end, it points at the block after the last thinking block kept.
 - Rule 26 skips an assistant message with empty content (nothing to start with).
 - Rule 21 uses the 64-character pattern for every model (the catalogue has no flag for 128).
-- Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations.
+- Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations; 4e/4f/4g's
+  text is pydantic's [OBS], their paths follow the observed ones (``_shapes``).
 """
 
 from __future__ import annotations
