@@ -1105,7 +1105,7 @@ def _table() -> list[Scenario]:
             run_tool=_run_rate,
             needed_requests=2,
             extra={"answer_contains": "40,600 JPY", "stop_reasons": ("tool_use", "end_turn"), "stop_reason": "tool_use",
-                   "thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 4096},
+                   "thinking": {"type": "adaptive"}, "max_tokens": 4096},
         ),
         Scenario(
             name="long_task",
