@@ -224,13 +224,14 @@ class _Index:
     """Every message and block of a request, walked once and shared by all rules (speed: the
     rules run on every request, and a loop's history grows by two messages a step)."""
 
-    __slots__ = ("messages", "roles", "by_type", "text_blocks")
+    __slots__ = ("messages", "roles", "by_type", "text_blocks", "all_text")
 
     def __init__(self, messages: list[Any]) -> None:
         self.messages = messages
         self.roles: list[Any] = []
         self.by_type: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
         self.text_blocks: list[tuple[int, int, dict[str, Any]]] | None = None
+        self.all_text: list[str] | None = None
         for i, message in enumerate(messages):
             self.roles.append(message.get("role") if isinstance(message, dict) else None)
             for j, block in enumerate(_blocks(message)):
@@ -511,7 +512,34 @@ def _check_extra_in_tools(ctx: RequestContext) -> Params | None:
 
 
 def _check_extra_in_messages(ctx: RequestContext) -> Params | None:
-    return _extra(first_extra(ctx.body.get("messages"), request_shape().fields["messages"], ("messages",)))
+    """The generic walk (``first_extra``) unrolled for messages and their blocks, the hot path:
+    a loop's history grows by two messages a step and every request re-sends it."""
+    messages = ctx.body.get("messages")
+    if type(messages) is not list:
+        return None
+    message_shape = request_shape().fields["messages"].items
+    message_keys, message_nested = message_shape.allowed[""], message_shape.nested_keys[""] - {"content"}
+    blocks = message_shape.fields["content"].items
+    block_keys, block_nested = blocks.allowed, blocks.nested_keys
+    for i, message in enumerate(messages):
+        if type(message) is not dict:
+            continue
+        if not message.keys() <= message_keys or not message.keys().isdisjoint(message_nested):
+            if found := first_extra({k: v for k, v in message.items() if k != "content"}, message_shape,
+                                    ("messages", i)):
+                return _extra(found)
+        content = message.get("content")
+        if type(content) is not list:
+            continue
+        for j, block in enumerate(content):
+            if type(block) is not dict:
+                continue
+            kind = block.get("type")
+            allowed = block_keys.get(kind) if type(kind) is str else None
+            if allowed is not None and (not block.keys() <= allowed or not block.keys().isdisjoint(block_nested[kind])):
+                if found := first_extra(block, blocks, ("messages", i, "content", j)):
+                    return _extra(found)
+    return None
 
 
 def _system_problem(system: Any) -> Params | None:
@@ -713,18 +741,23 @@ def _check_role_values(ctx: RequestContext) -> Params | None:
     with_system = bool(ctx.model and ctx.model.mid_conversation_system)
     roles = ("user", "assistant", "system") if with_system else ("user", "assistant")
     for i, message in _iter_messages(ctx):
-        if message.get("role") not in ("user", "assistant", "system"):
+        if message.get("role") not in _ROLES:
             return {"index": i, "allowed": _literal(roles)}
     return None
+
+
+_ROLES = frozenset({"user", "assistant", "system"})
 
 
 def _check_system_role_supported(ctx: RequestContext) -> Params | None:
     if ctx.model and ctx.model.mid_conversation_system:
         return None
-    return {} if any(m.get("role") == "system" for _, m in _iter_messages(ctx)) else None
+    return {} if "system" in _index(ctx).roles else None
 
 
 def _check_system_role_placement(ctx: RequestContext) -> Params | None:
+    if "system" not in _index(ctx).roles:
+        return None
     messages = _messages(ctx)
     for i, message in _iter_messages(ctx):
         if message.get("role") == "system" and (i == 0 or _role(messages[i - 1]) != "user"):
@@ -759,21 +792,25 @@ def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str,
     return iter(index.text_blocks)
 
 
-def _iter_all_text(ctx: RequestContext) -> Iterator[dict[str, Any]]:
-    """Every text block with a string ``text``: the messages' own, then those inside ``tool_result``
-    content (rule 12 and 12b apply to both; issue 10: nested blocks are validated like top-level
-    ones)."""
-    for _, _, block in _iter_text_blocks(ctx):
-        yield block
-    for _, _, result in _index(ctx).of_type("tool_result"):
-        content = result.get("content")
-        if isinstance(content, list):
-            for item in content:
-                if isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
-                    yield item
+def _all_text(ctx: RequestContext) -> list[str]:
+    """The ``text`` of every text block: the messages' own, then those inside ``tool_result``
+    content (rules 12 and 12b apply to both; issue 10: nested blocks are validated like top-level
+    ones). Computed once per request."""
+    index = _index(ctx)
+    if index.all_text is None:
+        texts = [block["text"] for _, _, block in _iter_text_blocks(ctx)]
+        for _, _, result in index.of_type("tool_result"):
+            content = result.get("content")
+            if isinstance(content, list):
+                texts += [item["text"] for item in content if isinstance(item, dict) and item.get("type") == "text"
+                          and isinstance(item.get("text"), str)]
+        index.all_text = texts
+    return index.all_text
 
 
 def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
+    if "" not in _all_text(ctx):
+        return None
     for i, j, block in _iter_text_blocks(ctx):
         if block["text"] == "" and block.get("cache_control") is not None:
             return {"index": i, "block": j}
@@ -781,11 +818,11 @@ def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
 
 
 def _check_empty_text(ctx: RequestContext) -> Params | None:
-    return next(({} for block in _iter_all_text(ctx) if block["text"] == ""), None)
+    return {} if "" in _all_text(ctx) else None
 
 
 def _check_whitespace_text(ctx: RequestContext) -> Params | None:
-    return next(({} for block in _iter_all_text(ctx) if block["text"] and not block["text"].strip()), None)
+    return next(({} for text in _all_text(ctx) if text.isspace()), None)
 
 
 def _check_prefill_supported(ctx: RequestContext) -> Params | None:

@@ -73,7 +73,7 @@ class Shape:
     checked (strings, numbers, free-form dicts). ``free`` means any object is accepted.
     """
 
-    __slots__ = ("fields", "tags", "default", "items", "free", "allowed", "own_tag")
+    __slots__ = ("fields", "tags", "default", "items", "free", "allowed", "nested", "nested_keys", "own_tag")
 
     def __init__(self) -> None:
         self.fields: dict[str, Shape | None] | None = None
@@ -84,13 +84,20 @@ class Shape:
         self.own_tag: str | None = None
         """For an untagged object of one type: that type's tag (used when merged into a union)."""
         self.allowed: dict[str, frozenset[str]] = {}
+        """Per tag (``""`` when untagged): the accepted keys, set by :meth:`finish`."""
+        self.nested: dict[str, tuple[tuple[str, Shape], ...]] = {}
+        """Per tag: the keys whose value has a Shape of its own (the only ones walked into)."""
+        self.nested_keys: dict[str, frozenset[str]] = {}
 
     def finish(self) -> None:
         """Freeze the key sets used at request time (after building and merging)."""
+        variants = dict(self.tags or {})
         if self.fields is not None:
-            self.allowed[""] = frozenset(self.fields)
-        for tag, fields in (self.tags or {}).items():
+            variants[""] = self.fields
+        for tag, fields in variants.items():
             self.allowed[tag] = frozenset(fields)
+            self.nested[tag] = tuple((k, v) for k, v in fields.items() if v is not None)
+            self.nested_keys[tag] = frozenset(k for k, _ in self.nested[tag])
 
 
 # ---------------------------------------------------------------------------------- building
@@ -201,8 +208,8 @@ class _Builder:
                     item_annotations.append(args[0])
             elif origin in (dict, collections.abc.Mapping) or member in (dict, object, Any) or member is typing.Any:
                 free = True
-        if not objects and not item_annotations and not free:
-            return None
+        if not objects and not item_annotations:
+            return None  # scalars, or a free-form dict: nothing inside is checked
         result = Shape()
         result.free = free
         if objects and not free:
@@ -325,38 +332,51 @@ def first_extra(value: Any, shape: Shape | None, path: tuple[Any, ...] = ()) -> 
     Returns:
         The extra field's path, tag included (``("messages", 0, "content", 1, "tool_use", "text")``).
     """
-    if shape is None:
-        return None
-    if isinstance(value, dict):
+    found = _walk(value, shape) if shape is not None else None
+    return (*path, *reversed(found)) if found else None
+
+
+def _walk(value: Any, shape: Shape) -> list[Any] | None:
+    """``first_extra`` without building paths on the way down: the path comes back reversed,
+    built only when something is found (this runs on every block of every request)."""
+    if type(value) is dict:
         if shape.free:
             return None
         if shape.tags is not None:
             tag = value.get("type")
             if tag is None:
                 tag = shape.default
-            fields = shape.tags.get(tag) if isinstance(tag, str) else None
-            if fields is None:
+            allowed = shape.allowed.get(tag) if type(tag) is str else None
+            if allowed is None:
                 return None  # unknown or missing tag: the shape rules' business
-            allowed = shape.allowed[tag]
-            where = (*path, tag) if tag else path
         elif shape.fields is not None:
-            fields, allowed, where = shape.fields, shape.allowed[""], path
+            tag = ""
+            allowed = shape.allowed[""]
         else:
             return None
+        found = None
         if not value.keys() <= allowed:
-            return (*where, next(key for key in value if key not in allowed))
-        for key, item in value.items():
-            child = fields[key]
-            if child is not None and item is not None and isinstance(item, (dict, list)):
-                found = first_extra(item, child, (*where, key))
-                if found:
-                    return found
-        return None
-    if isinstance(value, list) and shape.items is not None:
+            found = [next(key for key in value if key not in allowed)]
+        elif value.keys().isdisjoint(shape.nested_keys[tag]):
+            return None  # nothing inside to walk into (the common text block)
+        else:
+            for key, child in shape.nested[tag]:
+                item = value.get(key)
+                if type(item) is dict or type(item) is list:
+                    found = _walk(item, child)
+                    if found is not None:
+                        found.append(key)
+                        break
+        if found is not None and tag:
+            found.append(tag)
+        return found
+    if type(value) is list:
         items = shape.items
-        for i, item in enumerate(value):
-            if isinstance(item, (dict, list)):
-                found = first_extra(item, items, (*path, i))
-                if found:
-                    return found
+        if items is not None:
+            for i, item in enumerate(value):
+                if type(item) is dict or type(item) is list:
+                    found = _walk(item, items)
+                    if found is not None:
+                        found.append(i)
+                        return found
     return None
