@@ -113,6 +113,7 @@ Decisions where the reference is silent or ambiguous:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -715,15 +716,11 @@ def _nested_block_problem(block: Any, *where: object) -> Params | None:
     return None
 
 
-_NESTED_TAGS: list[tuple[str, ...]] = []
-
-
+@functools.cache
 def _tool_result_content_tags() -> tuple[str, ...]:
     """Block types a ``tool_result``'s content list accepts, from the SDK (sorted, as pydantic lists them)."""
-    if not _NESTED_TAGS:
-        content = request_shape().fields["messages"].items.fields["content"].items.tags["tool_result"]["content"]
-        _NESTED_TAGS.append(tuple(sorted(content.items.tags)))
-    return _NESTED_TAGS[0]
+    content = request_shape().fields["messages"].items.fields["content"].items.tags["tool_result"]["content"]
+    return tuple(sorted(content.items.tags))
 
 
 def _check_messages_non_empty(ctx: RequestContext) -> Params | None:
