@@ -252,7 +252,7 @@ def test_request_params_add_the_lesson_parameters():
     assert request_params(get_scenario("weather")) == {
         "model": "claude-sonnet-5", "max_tokens": 1024, "tools": [SCENARIOS["weather"].tools[0]]}
     thinking = request_params(get_scenario("thinking"))
-    assert thinking["thinking"] == {"type": "enabled", "budget_tokens": 2048} and thinking["max_tokens"] == 4096
+    assert thinking["thinking"] == {"type": "adaptive"} and thinking["max_tokens"] == 4096
     assert request_params(get_scenario("stop_sequence"))["stop_sequences"] == ["</answer>"]
     assert request_params(get_scenario("docs_search"))["system"] == SCENARIOS["docs_search"].system
 
@@ -478,9 +478,11 @@ def test_context_window_fills_during_generation_then_the_prompt_overflows():
 
 def test_thinking_comes_before_the_tool_use_and_the_answer():
     scenario = get_scenario("thinking")
-    assert scenario.model == "claude-sonnet-4-6" and "enabled" in MODELS[scenario.model].thinking_types
-    budget = scenario.extra["thinking"]["budget_tokens"]
-    assert 1024 <= budget < scenario.extra["max_tokens"] == scenario.max_tokens
+    # lesson 08 sends adaptive thinking: the newest models reject manual thinking (reference 3.3)
+    assert scenario.model == "claude-opus-4-7" and "adaptive" in MODELS[scenario.model].thinking_types
+    assert scenario.extra["thinking"] == {"type": "adaptive"}
+    budget = scenario.extra["max_tokens"]
+    assert budget == scenario.max_tokens
     run = drive(scenario)
     assert [b["type"] for b in run.steps[0].blocks] == ["thinking", "tool_use"]
     assert [b["type"] for b in run.steps[1].blocks] == ["thinking", "text"]

@@ -383,8 +383,8 @@ def test_stuck_model_stops_at_the_step_guardrail_with_partial_work() -> None:
 
 
 def test_thinking_blocks_are_kept_verbatim() -> None:
-    result, journal = run("thinking", thinking={"type": "enabled", "budget_tokens": 2048}, max_tokens=4096,
-                          model="claude-sonnet-4-6")
+    result, journal = run("thinking", thinking={"type": "adaptive"}, max_tokens=4096,
+                          model="claude-opus-4-7")
     assert result.finished and "40,600 JPY" in result.text
     assert result.turns[0].blocks == ["thinking", "tool_use"]
     resent = journal.sent(1)[1]["content"]

@@ -38,7 +38,7 @@ The table, in order::
     max_tokens_tool_use  write_file with ~2,800 tokens of content: cut inside the tool_use at 1024
     stop_sequence        "<answer>...</answer> more text": stops at stop_sequences=["</answer>"]
     context_window       2,000-token documents in an 8,000-token window: the window fills
-    thinking             claude-sonnet-4-6 (manual thinking) with thinking blocks before the tool_use and the answer
+    thinking             claude-opus-4-7 (adaptive thinking) with thinking blocks before the tool_use and the answer
     long_task            12 files, one process_file call each: 13 requests, more than 10 steps
     stuck_model          check_status forever: only a step cap (a safety net) ends the loop
     chained_tools        the second call's input comes from the first call's result
@@ -1095,19 +1095,19 @@ def _table() -> list[Scenario]:
         ),
         Scenario(
             name="thinking",
-            description="claude-sonnet-4-6 with manual thinking on: a thinking block before the tool_use and before the answer.",
-            description_es="claude-sonnet-4-6 con razonamiento manual activado: un bloque thinking antes del tool_use y antes de la respuesta.",
+            description="claude-opus-4-7 with adaptive thinking on: a thinking block before the tool_use and before the answer.",
+            description_es="claude-opus-4-7 con razonamiento adaptativo activado: un bloque thinking antes del tool_use y antes de la respuesta.",
             prompt="I have 250 EUR. How many Japanese yen is that at today's rate?",
             tools=(RATE_TOOL,),
-            # thinking.type "enabled" (budget_tokens) is a 400 on claude-opus-4-7 and the Claude 5
-            # family (rule 24a); Sonnet 4.6 still accepts it (deprecated): _models
-            model="claude-sonnet-4-6",
+            # adaptive thinking, as the exam guide's loop sends it: thinking.type "enabled"
+            # (budget_tokens) is a 400 on claude-opus-4-7 and the Claude 5 family (rule 24a)
+            model="claude-opus-4-7",
             max_tokens=4096,
             policy=_thinking_policy,
             run_tool=_run_rate,
             needed_requests=2,
             extra={"answer_contains": "40,600 JPY", "stop_reasons": ("tool_use", "end_turn"), "stop_reason": "tool_use",
-                   "thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 4096},
+                   "thinking": {"type": "adaptive"}, "max_tokens": 4096},
         ),
         Scenario(
             name="long_task",

@@ -132,7 +132,12 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
         if stop_reason == "pause_turn":
             stop_reason = None
 
-    if choice_type == "none":
+    if stop_reason == "refusal":
+        # A refusal holds partial (possibly empty) text and stop_details, never a completed tool
+        # call (reference section 2); under a forced tool_choice nothing precedes the call the
+        # classifier stopped, so nothing is left.
+        blocks = [] if forced else [b for b in blocks if b.get("type") not in ("tool_use", "server_tool_use")]
+    elif choice_type == "none":
         calls = [b for b in blocks if b.get("type") == "tool_use"]
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
         if calls and not any(b.get("type") == "text" for b in blocks):

@@ -20,6 +20,8 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
     top-level   4 ~ "<field>: Field required"  (create: model, max_tokens, messages;
                     count_tokens: model, messages; missing keys only)
                4b ~ wrong types of top-level parameters, pydantic style "<path>: Input should be ..."
+               4e = "<path>: Extra inputs are not permitted": an unknown field at the top level or inside
+                    a parameter other than tools/messages (system, thinking, tool_choice, metadata...)
                 5 = unknown model               404 not_found_error  "model: <name>"
                5b = model past its end-of-life date (``ValidationOptions.today``), same 404
                 6 = max_tokens above the model's cap
@@ -28,15 +30,18 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                6d ~ top_k on such a model (any value)
                6e = temperature and top_p together on a model that takes only one
     tools      4c ~ malformed tool definitions (pydantic style)
+               4f = an unknown field in a tool definition ("tools.N.custom.<field>", "tools.N.<type>.<field>")
                21 = custom tool name pattern
               21b ~ duplicate tool names
                22 = tool_choice without tools   [OBS/3P in the reference]
                23 ~ tool_choice names an undefined tool
-    messages   4d ~ malformed messages/blocks (pydantic style)
+    messages   4d ~ malformed messages/blocks (pydantic style), blocks inside tool_result content too
+               4g = an unknown field on a message or in a block ("messages.N.name",
+                    "messages.N.content.M.<type>.<field>", "...tool_result.content.K.<type>.<field>")
                 7 ~ empty messages
-                8 = first message not user      (only if options.first_message_user)
                9b ~ role not user/assistant/system  "messages.N.role: Input should be ..."
                 9 = role "system" on a model without mid-conversation system messages
+                8 = first message not user      (only if options.first_message_user)
                9c ~ "system" message first or not after a user message
                10 = consecutive same roles      (only if options.strict_alternation)
                11 = empty content except an optional final assistant message
@@ -48,6 +53,8 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                17 = text before the last tool_result of the answering message (old [OBS] wording)
                15 = tool_use ids not answered in the next message
                16 = tool_result for an id not in the previous message
+              16b = two tool_result blocks of one message for the same tool_use_id (not in the reference;
+                    [OBS] text from public issues and code)
                18 = duplicate tool_use ids
                19 = tool_use id pattern
                20 ~ tool_result inside an assistant message
@@ -71,14 +78,27 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
 
 Decisions where the reference is silent or ambiguous:
 
-- The pydantic-style shape checks (4b, 4c, 4d) run at the head of their group, so the semantic
-  checks after them see well-formed data. Unknown block types and unknown extra fields are
-  accepted, and explicit nulls are accepted on optional fields (the SDK re-sends
-  ``"citations": null``, ``"caller": {...}``, ``"toolset_name": null``; reference 0.3).
+- The pydantic-style shape checks (4b, 4c, 4d) and the extra-field checks (4e, 4f, 4g) run at the
+  head of their group, so the semantic checks after them see well-formed data. The fields each
+  object accepts come from the installed SDK's request types and response models (``_shapes``,
+  whose docstring lists the approximations: beta fields accepted without their header, only the
+  first extra field reported), so anything the SDK re-sends from a response (``"citations":
+  null``, ``"caller": {...}``, ``"toolset_name": null``; reference 0.3) is accepted, and explicit
+  nulls are accepted on optional fields. Unknown block types at the top level of a message are
+  accepted; inside ``tool_result`` content they get pydantic's union-tag text ([OBS], 4d).
+- Rules 9b and 9 run before rule 8: a ``system`` message sent first (the OpenAI habit) gets the
+  reference's rule-9 text, the one observed in that situation, not the first-message text, and a
+  role value the schema does not accept is reported before the order of roles is judged. On a
+  model with mid-conversation system messages a first ``system`` message still gets rule 8
+  (reference 3.2 rule 7: a system message may never be first).
+- Rule 16b looks within one message (the case the observed reports describe); a second result for
+  the same id in a later message is not an answer to its previous message and gets rule 16.
 - Rule 11 also covers a final *user* message with ``""`` or ``[]`` content: the [OBS] text itself
   says the optional final assistant message is the only exemption.
-- Rule 12 looks at the top-level blocks of each message (not inside ``tool_result`` content, nor
-  at the top-level ``system``). A whitespace-only string content counts as a text block (12b);
+- Rules 12 and 12b look at the top-level blocks of each message and at the text blocks inside
+  ``tool_result`` content (issue 10: nested blocks are validated like top-level ones; the fake's
+  choice: one third-party report says the API accepts ``text: ""`` there), not at the top-level
+  ``system``; 12c only at top-level blocks. A whitespace-only string content counts as a text block (12b);
   ``""`` as string content is empty content (rule 11).
 - Tool pairing runs on the array as sent (reference 3.2 rule 6). When several pairing rules
   apply, 17 is checked over the whole array first, then 15, then 16 (so a user message that has
@@ -104,11 +124,13 @@ Decisions where the reference is silent or ambiguous:
   parameters. An explicit ``null`` counts as absent. Thinking is "on" for 24d/24e as for rule 30
   (``enabled`` or ``adaptive``); the real ``top_p`` range with thinking (0.95-1) is not modelled.
   Opus 5 rejecting ``disabled`` at effort ``xhigh``/``max`` (thinking docs) is not modelled.
-- Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations.
+- Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations; 4e/4f/4g's
+  text is pydantic's [OBS], their paths follow the observed ones (``_shapes``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -117,6 +139,7 @@ from functools import cached_property
 from typing import Any
 
 from ._context import ApiError, RequestContext
+from ._shapes import first_extra, request_shape
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -223,13 +246,14 @@ class _Index:
     """Every message and block of a request, walked once and shared by all rules (speed: the
     rules run on every request, and a loop's history grows by two messages a step)."""
 
-    __slots__ = ("messages", "roles", "by_type", "text_blocks")
+    __slots__ = ("messages", "roles", "by_type", "text_blocks", "all_text")
 
     def __init__(self, messages: list[Any]) -> None:
         self.messages = messages
         self.roles: list[Any] = []
         self.by_type: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
         self.text_blocks: list[tuple[int, int, dict[str, Any]]] | None = None
+        self.all_text: list[str] | None = None
         for i, message in enumerate(messages):
             self.roles.append(message.get("role") if isinstance(message, dict) else None)
             for j, block in enumerate(_blocks(message)):
@@ -493,6 +517,59 @@ def _check_top_level_types(ctx: RequestContext) -> Params | None:
         or _tool_choice_problem(body.get("tool_choice")) or _thinking_problem(body.get("thinking"))
 
 
+def _extra(found: tuple[Any, ...] | None) -> Params | None:
+    return {"path": _path(*found)} if found else None
+
+
+def _check_extra_top_level(ctx: RequestContext) -> Params | None:
+    """Extra fields at the top level and in every parameter but ``tools`` and ``messages``
+    (rules 4f and 4g, after their groups' shape checks)."""
+    shape = request_shape()
+    allowed = shape.allowed[""]
+    for key, value in ctx.body.items():
+        if key not in allowed:
+            return {"path": key}
+        if key != "messages" and key != "tools" and isinstance(value, (dict, list)):
+            if found := first_extra(value, shape.fields[key], (key,)):
+                return _extra(found)
+    return None
+
+
+def _check_extra_in_tools(ctx: RequestContext) -> Params | None:
+    return _extra(first_extra(ctx.body.get("tools"), request_shape().fields["tools"], ("tools",)))
+
+
+def _check_extra_in_messages(ctx: RequestContext) -> Params | None:
+    """The generic walk (``first_extra``) unrolled for messages and their blocks, the hot path:
+    a loop's history grows by two messages a step and every request re-sends it."""
+    messages = ctx.body.get("messages")
+    if type(messages) is not list:
+        return None
+    message_shape = request_shape().fields["messages"].items
+    message_keys, message_nested = message_shape.allowed[""], message_shape.nested_keys[""] - {"content"}
+    blocks = message_shape.fields["content"].items
+    block_keys, block_nested = blocks.allowed, blocks.nested_keys
+    for i, message in enumerate(messages):
+        if type(message) is not dict:
+            continue
+        if not message.keys() <= message_keys or not message.keys().isdisjoint(message_nested):
+            if found := first_extra({k: v for k, v in message.items() if k != "content"}, message_shape,
+                                    ("messages", i)):
+                return _extra(found)
+        content = message.get("content")
+        if type(content) is not list:
+            continue
+        for j, block in enumerate(content):
+            if type(block) is not dict:
+                continue
+            kind = block.get("type")
+            allowed = block_keys.get(kind) if type(kind) is str else None
+            if allowed is not None and (not block.keys() <= allowed or not block.keys().isdisjoint(block_nested[kind])):
+                if found := first_extra(block, blocks, ("messages", i, "content", j)):
+                    return _extra(found)
+    return None
+
+
 def _system_problem(system: Any) -> Params | None:
     if not isinstance(system, list):
         return None
@@ -673,9 +750,37 @@ def _block_problem(block: Any, *where: object) -> Params | None:
             return found
     if kind == "tool_result" and isinstance(block.get("content"), list):
         for k, item in enumerate(block["content"]):
-            if not isinstance(item, dict):
-                return _problem(_path(*where, kind, "content", k), "Input should be a valid dictionary")
+            if found := _nested_block_problem(item, *where, kind, "content", k):
+                return found
     return None
+
+
+def _nested_block_problem(block: Any, *where: object) -> Params | None:
+    """A block inside ``tool_result.content``: the same shape checks as a message's blocks, and a
+    type among the SDK's ``ToolResultBlockParam`` content union (pydantic's union-tag text, [OBS]
+    ``messages.3.content.0.tool_result.content.0: Input tag 'tool_reference' found using 'type' does
+    not match any of the expected tags: 'document', 'image', 'search_result', 'text'``, quoted in
+    public code about https://github.com/anthropics/claude-code/issues/11678)."""
+    if not isinstance(block, dict):
+        return _problem(_path(*where), "Input should be a valid dictionary")
+    if found := _field_problem(block, "type", _STR, True, *where):
+        return found
+    kind = block["type"]
+    tags = _tool_result_content_tags()
+    if kind not in tags:
+        return _problem(_path(*where), f"Input tag '{kind}' found using 'type' does not match any of the "
+                                       f"expected tags: {_tags(tags)}")
+    for name, spec, required in _BLOCK_FIELDS.get(kind, ()):
+        if found := _field_problem(block, name, spec, required, *where, kind):
+            return found
+    return None
+
+
+@functools.cache
+def _tool_result_content_tags() -> tuple[str, ...]:
+    """Block types a ``tool_result``'s content list accepts, from the SDK (sorted, as pydantic lists them)."""
+    content = request_shape().fields["messages"].items.fields["content"].items.tags["tool_result"]["content"]
+    return tuple(sorted(content.items.tags))
 
 
 def _check_messages_non_empty(ctx: RequestContext) -> Params | None:
@@ -693,18 +798,23 @@ def _check_role_values(ctx: RequestContext) -> Params | None:
     with_system = bool(ctx.model and ctx.model.mid_conversation_system)
     roles = ("user", "assistant", "system") if with_system else ("user", "assistant")
     for i, message in _iter_messages(ctx):
-        if message.get("role") not in ("user", "assistant", "system"):
+        if message.get("role") not in _ROLES:
             return {"index": i, "allowed": _literal(roles)}
     return None
+
+
+_ROLES = frozenset({"user", "assistant", "system"})
 
 
 def _check_system_role_supported(ctx: RequestContext) -> Params | None:
     if ctx.model and ctx.model.mid_conversation_system:
         return None
-    return {} if any(m.get("role") == "system" for _, m in _iter_messages(ctx)) else None
+    return {} if "system" in _index(ctx).roles else None
 
 
 def _check_system_role_placement(ctx: RequestContext) -> Params | None:
+    if "system" not in _index(ctx).roles:
+        return None
     messages = _messages(ctx)
     for i, message in _iter_messages(ctx):
         if message.get("role") == "system" and (i == 0 or _role(messages[i - 1]) != "user"):
@@ -739,7 +849,25 @@ def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str,
     return iter(index.text_blocks)
 
 
+def _all_text(ctx: RequestContext) -> list[str]:
+    """The ``text`` of every text block: the messages' own, then those inside ``tool_result``
+    content (rules 12 and 12b apply to both; issue 10: nested blocks are validated like top-level
+    ones). Computed once per request."""
+    index = _index(ctx)
+    if index.all_text is None:
+        texts = [block["text"] for _, _, block in _iter_text_blocks(ctx)]
+        for _, _, result in index.of_type("tool_result"):
+            content = result.get("content")
+            if isinstance(content, list):
+                texts += [item["text"] for item in content if isinstance(item, dict) and item.get("type") == "text"
+                          and isinstance(item.get("text"), str)]
+        index.all_text = texts
+    return index.all_text
+
+
 def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
+    if "" not in _all_text(ctx):
+        return None
     for i, j, block in _iter_text_blocks(ctx):
         if block["text"] == "" and block.get("cache_control") is not None:
             return {"index": i, "block": j}
@@ -747,11 +875,11 @@ def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
 
 
 def _check_empty_text(ctx: RequestContext) -> Params | None:
-    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] == ""), None)
+    return {} if "" in _all_text(ctx) else None
 
 
 def _check_whitespace_text(ctx: RequestContext) -> Params | None:
-    return next(({} for _, _, block in _iter_text_blocks(ctx) if block["text"] and not block["text"].strip()), None)
+    return next(({} for text in _all_text(ctx) if text.isspace()), None)
 
 
 def _check_prefill_supported(ctx: RequestContext) -> Params | None:
@@ -837,6 +965,17 @@ def _check_tool_result_expected(ctx: RequestContext) -> Params | None:
             expected_by_message[i] = set(_tool_use_ids(previous))
         if str(block.get("tool_use_id")) not in expected_by_message[i]:
             return {"index": i, "block": j, "id": block.get("tool_use_id")}
+    return None
+
+
+def _check_single_result_per_tool_use(ctx: RequestContext) -> Params | None:
+    seen: set[tuple[int, str]] = set()
+    index = _index(ctx)
+    for i, j, block in index.of_type("tool_result"):
+        key = (i, str(block.get("tool_use_id")))
+        if key in seen:
+            return {"index": i, "block": j, "id": block.get("tool_use_id")}
+        seen.add(key)
     return None
 
 
@@ -1027,6 +1166,7 @@ def _never(_: Any) -> Params | None:
 # --------------------------------------------------------------------------- the table
 
 _INVALID_REQUEST = "invalid_request_error"
+_EXTRA_SOURCE = ("pydantic's extra_forbidden text [OBS]: https://github.com/microsoft/autogen/issues/3034 (messages.0.name), https://github.com/anthropics/claude-code/issues/14135 (context_management), https://github.com/anthropics/claude-code/issues/4378 (messages.65.content.1.tool_use.text); allowed fields from the installed SDK's request types (_shapes.py, which lists the approximations)")
 _THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
@@ -1058,6 +1198,9 @@ RULES: tuple[Rule, ...] = (
           exact=False),
     _rule("4b", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_create_params.py", _check_top_level_types,
           "A top-level parameter has the wrong type or range (pydantic-style path).", exact=False),
+    _rule("4e", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_top_level,
+          "A field the API does not accept, at the top level or inside a parameter other than tools/messages.",
+          exact=False),
     _rule("5", 404, "model: {model}", f"{_REF} 5; reference 3.5 [OBS quoted in public code]", _check_model_known,
           "The model is not in the fake's catalogue.", error_type="not_found_error"),
     _rule("5b", 404, "model: {model}",
@@ -1096,6 +1239,8 @@ RULES: tuple[Rule, ...] = (
     _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
           "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
           exact=False),
+    _rule("4f", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_tools,
+          "A field the API does not accept inside a tool definition (tools.N.<type>.<field>).", exact=False),
     _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
           f"{_REF} 21; reference 3.4 [OBS quoted in public code]", _check_tool_name_pattern,
           "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
@@ -1109,17 +1254,20 @@ RULES: tuple[Rule, ...] = (
     # --- messages
     _rule("4d", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_param.py", _check_message_shapes,
           "A message or content block is malformed (pydantic-style path).", exact=False),
+    _rule("4g", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_messages,
+          "A field the API does not accept on a message or inside a block (messages.N.content.M.<type>.<field>).",
+          exact=False),
     _rule("7", 400, "messages: at least one message is required", f"{_REF} 7 [3P]", _check_messages_non_empty,
           "messages is an empty list.", exact=False),
-    _rule("8", 400, 'messages: first message must use the "user" role',
-          f"{_REF} 8; https://github.com/tonyljx/TextWordExplain/issues/2", _check_first_user,
-          "The first message is not a user message (only with options.first_message_user)."),
     _rule("9b", 400, "messages.{index}.role: Input should be {allowed}", f"{_REF} 9; reference 3.2 rule 5",
           _check_role_values, "A role other than user/assistant/system.", exact=False),
     _rule("9", 400, 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
                     'not "system" as an input message role.',
           f"{_REF} 9; reference 3.2 rule 5 [OBS quoted in public code]", _check_system_role_supported,
           "A system message on a model without mid-conversation system messages."),
+    _rule("8", 400, 'messages: first message must use the "user" role',
+          f"{_REF} 8; https://github.com/tonyljx/TextWordExplain/issues/2", _check_first_user,
+          "The first message is not a user message (only with options.first_message_user)."),
     _rule("9c", 400, "messages.{index}: `system` messages must follow a `user` message and cannot be the first message",
           f"{_REF} 9; reference 1.2 (SDK system_message_param.py; skills mid-conversation-system-messages.md)",
           _check_system_role_placement, "A system message first, or not right after a user message.", exact=False),
@@ -1161,6 +1309,11 @@ RULES: tuple[Rule, ...] = (
                      "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
           f"{_REF} 16; reference 3.2 rule 2; https://github.com/anthropics/claude-code/issues/13460",
           _check_tool_result_expected, "A tool_result whose id is not a tool_use of the previous message."),
+    _rule("16b", 400, "messages.{index}.content.{block}: each tool_use must have a single result. Found multiple "
+                      "`tool_result` blocks with id: {id}",
+          "[OBS quoted in public issues and code, e.g. https://github.com/QwenLM/qwen-code/pull/8163 "
+          "(\"messages.4.content.1: each tool_use must have a single result...\"); not in the reference]",
+          _check_single_result_per_tool_use, "Two tool_result blocks of one message answer the same tool_use_id."),
     _rule("18", 400, "messages.{index}.content.{block}: `tool_use` ids must be unique",
           f"{_REF} 18; https://github.com/anthropics/claude-code/issues/20901", _check_tool_use_ids_unique,
           "The same tool_use id twice in the request."),
