@@ -101,6 +101,7 @@ class FakeAPI:
         self._budget_used = 0
         self._requests_total = 0
         self._runaway = False
+        self._runaway_per_client = False
         self._last_stop: str | None = None
         self.lock = threading.RLock()
         """Held while a request is answered (see :meth:`handle`); re-entrant for policies."""
@@ -211,8 +212,9 @@ class FakeAPI:
         runaway too). The budget starts again when a one-message conversation follows a finished
         one (``end_turn``/``stop_sequence``): re-running a notebook cell on the same client is
         not a runaway, up to :data:`RUNS_PER_CLIENT` budgets in all (a loop that restarts the
-        conversation after every answer is). Once raised, later requests raise again without
-        growing the journal.
+        conversation after every answer is); past that total the message says the client's budget
+        is used up and to make a new client (``RunawayLoop.per_client``). Once raised, later
+        requests raise again, with the same message, without growing the journal.
         """
         finished = self._last_stop in ("end_turn", "stop_sequence")
         messages = body.get("messages") if isinstance(body, dict) else None
@@ -220,7 +222,8 @@ class FakeAPI:
             self._budget_used = 0
         self._budget_used += 1
         self._requests_total += 1
-        if self._budget_used <= self.request_limit and self._requests_total <= RUNS_PER_CLIENT * self.request_limit:
+        over_run = self._budget_used > self.request_limit
+        if not over_run and self._requests_total <= RUNS_PER_CLIENT * self.request_limit:
             return
         if self._runaway:
             # The loop caught RunawayLoop (``except BaseException``) and called again. Slow it down
@@ -229,11 +232,17 @@ class FakeAPI:
             time.sleep(RUNAWAY_THROTTLE_SECONDS)
         else:
             self._runaway = True
+            # One run past its limit is the loop's fault; many finished runs past the client's
+            # total (a cell re-run 110 times) are not: that message says to make a new client.
+            self._runaway_per_client = not over_run
             self.journal.append(Exchange(
                 index=self.journal.next_index, endpoint="messages", request=body, messages=list(messages or []),
                 stream=False, status=0, request_id="", step=self._steps, rule="runaway",
                 error={"type": "runaway_loop", "message": "RunawayLoop raised"}))
             self._steps += 1
+        if self._runaway_per_client:
+            raise RunawayLoop(self.scenario.name, self._requests_total, RUNS_PER_CLIENT * self.request_limit,
+                              per_client=True)
         raise RunawayLoop(self.scenario.name, self._budget_used, self.request_limit, _RUNAWAY_HINT[language()])
 
     # ---------------------------------------------------------------------------------------
