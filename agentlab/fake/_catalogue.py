@@ -711,7 +711,7 @@ def _notes(read: list[str]) -> str:
 def _research_policy(turn: Turn) -> Reply:
     """Read the next unread document, each turn restating notes on all documents read so far."""
     read = [c.input.get("doc_id") for c in _calls(turn) if c.ok and c.name == "read_document"]
-    read = [d for d in dict.fromkeys(read) if isinstance(d, str)]
+    read = list(dict.fromkeys(d for d in read if isinstance(d, str)))
     unread = [d for d in _DOC_IDS if d not in read]
     if not unread:
         return text(_notes(read) + "\n\nReport: " + " ".join(_ARCHIVE_SENTENCES[:4]))
@@ -809,7 +809,7 @@ def _long_task_policy(turn: Turn) -> Reply:
         return stop
     done: dict[str, str] = {}
     for call in _calls(turn):
-        if call.ok and call.name == "process_file" and call.input.get("path") in _ROWS:
+        if call.ok and call.name == "process_file" and isinstance(call.input.get("path"), str) and call.input["path"] in _ROWS:
             done[call.input["path"]] = call.result or ""
     todo = [path for path in _FILES if path not in done]
     if todo:
