@@ -126,6 +126,12 @@ def nodes(value: Any, path: tuple = ()) -> list[tuple]:
     return out
 
 
+def _at(value: Any, path: tuple) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
 def mutate(body: dict[str, Any], rng: random.Random) -> Any:
     body = copy.deepcopy(body)
     for _ in range(rng.randrange(1, 4)):
@@ -137,8 +143,16 @@ def mutate(body: dict[str, Any], rng: random.Random) -> Any:
         for key in path[:-1]:
             parent = parent[key]
         last = path[-1]
-        op = rng.randrange(10)
-        if op <= 4:
+        op = rng.randrange(12)
+        if op >= 10:  # a string leaf gets a lone surrogate; an object gets a cache breakpoint
+            strings = [p for p in paths if isinstance(_at(body, p), str)]
+            dicts = [p for p in [(), *paths] if isinstance(_at(body, p), dict)]
+            if op == 10 and strings:
+                where = rng.choice(strings)
+                _at(body, where[:-1])[where[-1]] += rng.choice(["\ud800", "\udfff", "\udbff"])
+            elif dicts:
+                _at(body, rng.choice(dicts))["cache_control"] = {"type": "ephemeral"}
+        elif op <= 4:
             parent[last] = hostile_value(rng)
         elif op == 5:
             del parent[last]

@@ -8,6 +8,8 @@ the module runs in well under 30 s."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
 
 import anthropic
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 import agentlab
 from agentlab._client import fake_api
 from agentlab.fake import FakeAPI, FakeTransport, get_scenario
+from agentlab.fake._catalogue import request_params
 
 from .hang import finishes
 
@@ -104,6 +107,72 @@ PATHS = st.one_of(st.sampled_from(["/v1/messages", "/v1/messages/count_tokens", 
 METHODS = st.sampled_from(["POST", "POST", "POST", "GET", "PUT", "DELETE", "PATCH", "OPTIONS"])
 
 
+def _corpus() -> list[tuple[str, dict]]:
+    """``(scenario, body)`` of every request a correct loop sends on a few scenarios: valid
+    conversations (tool_use and tool_result, thinking blocks, server tools) to mutate."""
+    out = []
+    for name in ("weather", "thinking", "chained_tools", "pause_turn", "parallel_tools", "failing_tool"):
+        scenario = get_scenario(name)
+        client = agentlab.fake_client(scenario)
+        params = request_params(scenario)
+        messages = [{"role": "user", "content": scenario.prompt}]
+        for _ in range(6):
+            reply = client.messages.create(messages=messages, **params)
+            if reply.stop_reason not in ("tool_use", "pause_turn"):
+                break
+            messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]})
+            if reply.stop_reason == "tool_use":
+                messages.append({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": b.id, "content": "Weather in Austin: 95F, sunny"}
+                    for b in reply.content if b.type == "tool_use"]})
+        out += [(name, e.request) for e in fake_api(client).journal]
+    return out
+
+
+CORPUS = _corpus()
+
+
+def _paths(value, path=()):
+    yield path
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from _paths(child, (*path, key))
+
+
+def _at(value, path):
+    for key in path:
+        value = value[key]
+    return value
+
+
+@st.composite
+def mutated_requests(draw):
+    """A valid request with 1-3 nodes replaced by hostile values (a lone surrogate appended to a
+    string, any JSON, a schema shape), sometimes streamed: what reaches the deep code."""
+    scenario, body = draw(st.sampled_from(CORPUS))
+    body = copy.deepcopy(body)
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(["surrogate", "replace", "add"]))
+        paths = [p for p in _paths(body) if p]
+        if op == "surrogate":  # a string leaf gets a lone surrogate (signatures, names, texts...)
+            paths = [p for p in paths if isinstance(_at(body, p), str)] or paths
+        elif op == "add":  # a key added to an object (cache_control makes the prompt cache hash it)
+            paths = [p for p in _paths(body) if isinstance(_at(body, p), dict)]
+        path = draw(st.sampled_from(paths))
+        if op == "add":
+            key = draw(st.sampled_from(["cache_control", "cache_control", "citations", "is_error", "name", "extra"]))
+            _at(body, path)[key] = draw(st.one_of(st.just({"type": "ephemeral"}), JSON))
+            continue
+        parent, old = _at(body, path[:-1]), _at(body, path)
+        if op == "surrogate" and isinstance(old, str):
+            parent[path[-1]] = old + draw(SURROGATES)
+        else:
+            parent[path[-1]] = draw(st.one_of(JSON, SCHEMA, BLOCK))
+    if draw(st.booleans()):
+        body["stream"] = True
+    return scenario, json.dumps(body).encode()
+
+
 def check_response(response: httpx2.Response, api: FakeAPI) -> None:
     """Valid JSON or SSE, an API status, and not the catch-all (a bug the fuzz test found)."""
     assert response.status_code in API_STATUSES, response.status_code
@@ -121,19 +190,39 @@ def check_response(response: httpx2.Response, api: FakeAPI) -> None:
     assert not internal, internal[0].error
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, database=None,
+@settings(max_examples=700, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenario=st.sampled_from(SCENARIOS), content=RAW, headers=HEADERS, path=PATHS, method=METHODS)
 def test_any_request_through_the_transport_gets_an_api_answer(scenario, content, headers, path, method):
-    api = FakeAPI(get_scenario(scenario), runaway_after=10**6)
     base = {"x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json"}
     request = httpx2.Request(method, "https://api.anthropic.com" + path, content=content, headers={**base, **headers})
-    for transport_call in (FakeTransport(api).handle_request,):
-        response = finishes(lambda: transport_call(request))
-        check_response(response, api)
+    api = FakeAPI(get_scenario(scenario), runaway_after=10**6)
+    response = finishes(lambda: FakeTransport(api).handle_request(request))
+    check_response(response, api)
+    # The async path answers the same bytes (same input, same bytes: a fresh run of the scenario).
+    twin = FakeAPI(get_scenario(scenario), runaway_after=10**6)
+    answer = finishes(lambda: asyncio.run(_read_async(FakeTransport(twin), request)))
+    assert (answer.status_code, answer.content) == (response.status_code, response.content)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+@settings(max_examples=600, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(case=mutated_requests())
+def test_mutated_valid_requests_get_an_api_answer(case):
+    scenario, content = case
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=content,
+                             headers={"x-api-key": "k", "anthropic-version": "2023-06-01"})
+    api = FakeAPI(get_scenario(scenario), runaway_after=10**6)
+    check_response(finishes(lambda: FakeTransport(api).handle_request(request)), api)
+
+
+async def _read_async(transport: FakeTransport, request: httpx2.Request) -> httpx2.Response:
+    response = await transport.handle_async_request(request)
+    await response.aread()
+    return response
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenario=st.sampled_from(SCENARIOS), body=BODY, stream=st.booleans())
 def test_any_body_through_the_sdk_gets_a_reply_or_an_api_status_error(scenario, body, stream):
