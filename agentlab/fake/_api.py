@@ -6,6 +6,9 @@ the simulated model shapes it (``_model``) -> JSON or SSE. Every exchange goes i
 Errors are answered the way the API answers them, as a Response with the API's error body and
 a ``request-id`` header, never as an exception, so the SDK raises its own classes
 (``BadRequestError``...). The one exception is :class:`agentlab.RunawayLoop`, raised on purpose.
+Should the fake itself raise (a bug), ``handle`` answers a 500 ``api_error`` that names agentlab
+and asks to report it (rule ``"internal"`` in the journal), never an exception the SDK would
+report as a connection error. Requests are answered one at a time under ``FakeAPI.lock``.
 
 Retries: injected 429/500/529 faults carry ``retry-after-ms: 1``, so the SDK's own retries
 (3 attempts by default) wait 1 ms each and nothing sleeps longer. Clients that should not retry
