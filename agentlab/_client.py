@@ -23,6 +23,12 @@ __all__ = ["fake_client", "fake_async_client", "client", "journal", "fake_api", 
 FAKE_API_KEY = "sk-ant-fake-agentlab"
 """The key fake clients send; the fake only checks that one is present (reference rule 2)."""
 
+LIVE_TIMEOUT_SECONDS = 60.0
+"""Default read/write/pool timeout of a live client, in seconds (the SDK's default is 600)."""
+
+LIVE_CONNECT_TIMEOUT_SECONDS = 10.0
+"""Default connect timeout of a live client, in seconds."""
+
 _APIS: "weakref.WeakKeyDictionary[Any, FakeAPI]" = weakref.WeakKeyDictionary()
 
 
@@ -101,10 +107,20 @@ def client(scenario: "str | Scenario" = "weather", **kwargs: Any) -> "anthropic.
     Live mode (self-study only) needs ``AGENTLAB_LIVE=1`` and ``ANTHROPIC_API_KEY``; the SDK
     reads the key from the environment itself, and agentlab never prints or stores it. In live
     mode ``scenario`` is ignored and outputs vary: nbval verifies the notebooks on the fake.
+
+    A live client gets ``timeout=anthropic.Timeout(LIVE_TIMEOUT_SECONDS, connect=LIVE_CONNECT_TIMEOUT_SECONDS)``
+    (60 s per read, 10 s to connect) unless ``kwargs`` has a ``timeout``: the SDK's own default
+    is 600 s, so a silent proxy would hold a notebook cell for ten minutes. The SDK retries a
+    timed-out request (``max_retries``, 2 by default) before it raises ``APITimeoutError``.
+
+    Args:
+        scenario: the fake's scenario (ignored in live mode).
+        **kwargs: passed to ``anthropic.Anthropic`` (live) or :func:`fake_client`.
     """
     if live_mode():
         import anthropic
 
+        kwargs.setdefault("timeout", anthropic.Timeout(LIVE_TIMEOUT_SECONDS, connect=LIVE_CONNECT_TIMEOUT_SECONDS))
         return anthropic.Anthropic(**kwargs)
     return fake_client(scenario, **kwargs)
 

@@ -41,6 +41,15 @@ def test_live_mode_gives_the_real_client_and_never_shows_the_key(monkeypatch, ca
     assert secret not in out.out + out.err
 
 
+def test_live_client_has_a_bounded_timeout_unless_given_one(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LIVE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-used")
+    timeout = agentlab.client("weather").timeout
+    assert isinstance(timeout, anthropic.Timeout)
+    assert (timeout.read, timeout.connect) == (60.0, 10.0)  # not the SDK's 600 s
+    assert agentlab.client("weather", timeout=5.0).timeout == 5.0
+
+
 def test_async_client_is_async():
     assert isinstance(agentlab.fake_async_client("weather"), anthropic.AsyncAnthropic)
 

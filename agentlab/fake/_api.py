@@ -6,6 +6,9 @@ the simulated model shapes it (``_model``) -> JSON or SSE. Every exchange goes i
 Errors are answered the way the API answers them, as a Response with the API's error body and
 a ``request-id`` header, never as an exception, so the SDK raises its own classes
 (``BadRequestError``...). The one exception is :class:`agentlab.RunawayLoop`, raised on purpose.
+Should the fake itself raise (a bug), ``handle`` answers a 500 ``api_error`` that names agentlab
+and asks to report it (rule ``"internal"`` in the journal), never an exception the SDK would
+report as a connection error. Requests are answered one at a time under ``FakeAPI.lock``.
 
 Retries: injected 429/500/529 faults carry ``retry-after-ms: 1``, so the SDK's own retries
 (3 attempts by default) wait 1 ms each and nothing sleeps longer. Clients that should not retry
@@ -33,7 +36,7 @@ from ._models_api import answer as models_answer
 from ._replies import FAULT_TEXTS
 from ._rules import validate, validate_http
 from ._scenario import Scenario, Turn
-from ._sse import encode_events, error_event, message_events
+from ._sse import encode_events, encode_json, error_event, message_events
 from ._thinking import ThinkingLedger
 
 __all__ = ["FakeAPI", "THREADS_BETA"]
@@ -55,6 +58,23 @@ RUNAWAY_THROTTLE_SECONDS = 0.05
 THREADS_BETA = "message-threads-2026-08-12"
 """The beta the SDK's threads (and so its tool runner) use: ``thread: {"type": "create"}`` /
 ``{"type": "continue", "previous_message_id": ...}``; the server holds the conversation."""
+
+
+INTERNAL_ERROR = {
+    "en": "Internal error in agentlab's fake Messages API ({kind}); this is a bug in agentlab, not in your "
+          "code: please report it with the request that caused it.",
+    "es": "Error interno en la API de Messages simulada de agentlab ({kind}); es un fallo de agentlab, no de tu "
+          "código: por favor, infórmalo junto con la petición que lo causó.",
+}
+"""The message of the 500 ``api_error`` the fake answers when it raises inside (the fake's own
+text: the real API's 500 says only "Internal server error")."""
+
+
+def _retry_count(value: str | None) -> int:
+    """The SDK's ``x-stainless-retry-count`` header as an int; 0 when absent or not a small
+    non-negative integer (the header is informational: the fake never rejects a request for it)."""
+    value = (value or "").strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 6 else 0
 
 
 def _as_text(value: Any) -> str:
@@ -85,7 +105,10 @@ class FakeAPI:
         self._budget_used = 0
         self._requests_total = 0
         self._runaway = False
+        self._runaway_per_client = False
         self._last_stop: str | None = None
+        self.lock = threading.RLock()
+        """Held while a request is answered (see :meth:`handle`); re-entrant for policies."""
 
     def park_requests(self) -> None:
         """From now on, any request blocks its thread forever. The grader calls this on a loop it
@@ -100,22 +123,55 @@ class FakeAPI:
 
     # ---------------------------------------------------------------------------------------
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """Answer one request (the transport calls this). Raises only :class:`RunawayLoop`."""
+        """Answer one request (the transport calls this). Raises only :class:`RunawayLoop`.
+
+        Args:
+            request: an ``httpx2.Request`` whose body has been read.
+
+        Returns:
+            The API's answer: a Message (JSON or SSE), ``count_tokens``'s ``{"input_tokens"}``,
+            or an error body with the API's status and type. Any exception inside the fake (a bug:
+            no input should cause one) becomes a 500 ``api_error`` whose message names agentlab,
+            the exception's type and asks to report it (:data:`INTERNAL_ERROR`), journaled with
+            rule ``"internal"``; the SDK then raises ``InternalServerError`` instead of the
+            misleading ``APIConnectionError: Connection error.``. ``KeyboardInterrupt`` and
+            :class:`RunawayLoop` (BaseExceptions) propagate.
+
+        Thread safety: requests are answered one at a time under :attr:`lock` (ids, journal
+        indices, runaway counters, the repeat map and held threads are one consistent history).
+        The work is synchronous and short (no I/O, linear in the request's size), so an async
+        client's event loop is never held for long.
+        """
         if self._parked is not None:
             self._parked.wait()  # never set: the thread sleeps until the process ends
+        with self.lock:
+            held: list[Exchange] = []
+            try:
+                return self._handle(request, held)
+            except Exception as exc:  # noqa: BLE001 - the one catch-all: a bug must not look like a network error
+                try:
+                    return self._internal_error(held, exc)
+                except Exception:  # noqa: BLE001 - the journal or encoder itself failed: answer without them
+                    body = {"type": "error", "request_id": None,
+                            "error": {"type": "api_error", "message": INTERNAL_ERROR["en"].format(kind=type(exc).__name__)}}
+                    return httpx2.Response(500, content=json.dumps(body).encode(),
+                                           headers={"content-type": "application/json", "x-should-retry": "false"})
+
+    def _handle(self, request: httpx2.Request, held: list[Exchange]) -> httpx2.Response:
         headers = {k.lower(): v for k, v in request.headers.items()}
-        attempt = int(headers.get("x-stainless-retry-count", "0") or 0)
+        attempt = _retry_count(headers.get("x-stainless-retry-count"))
         endpoint, body, error = validate_http(request.url.path, request.method, headers, request.content)
         stream = bool(isinstance(body, dict) and body.get("stream") is True)
         exchange = Exchange(
-            index=len(self.journal), endpoint=endpoint or "unknown", request=body, messages=[],
+            index=self.journal.next_index, endpoint=endpoint or "unknown", request=body, messages=[],
             stream=stream, status=200, request_id=self.ids.next("req"), attempt=attempt,
         )
         if endpoint == "messages":
             self._check_runaway(body)
             exchange.step = self._steps
             self._steps += 1
-        self.journal.exchanges.append(exchange)
+        self.journal.append(exchange)
+        held.append(exchange)
         if error is not None:
             return self._error(exchange, error)
         assert body is not None and endpoint is not None
@@ -140,6 +196,21 @@ class FakeAPI:
 
         return self._create(exchange, ctx, full, request.content)
 
+    def _internal_error(self, held: list[Exchange], exc: Exception) -> httpx2.Response:
+        """The 500 for an exception inside the fake, journaled on the request's exchange (or on
+        a new one when the exception came before it was made)."""
+        if held:
+            exchange = held[0]
+            exchange.response = None
+        else:
+            exchange = Exchange(index=self.journal.next_index, endpoint="unknown", request=None, messages=[],
+                                stream=False, status=500, request_id=self.ids.next("req"))
+            self.journal.append(exchange)
+        message = INTERNAL_ERROR[language()].format(kind=type(exc).__name__)
+        # Retrying cannot help: the fake is deterministic, so the same request fails the same way.
+        return self._error(exchange, ApiError(status=500, error_type="api_error", message=message, rule="internal",
+                                              headers={"x-should-retry": "false"}))
+
     def _check_runaway(self, body: dict[str, Any] | None) -> None:
         """Count a ``/v1/messages`` request against the run's budget; raise RunawayLoop past it.
 
@@ -147,8 +218,9 @@ class FakeAPI:
         runaway too). The budget starts again when a one-message conversation follows a finished
         one (``end_turn``/``stop_sequence``): re-running a notebook cell on the same client is
         not a runaway, up to :data:`RUNS_PER_CLIENT` budgets in all (a loop that restarts the
-        conversation after every answer is). Once raised, later requests raise again without
-        growing the journal.
+        conversation after every answer is); past that total the message says the client's budget
+        is used up and to make a new client (``RunawayLoop.per_client``). Once raised, later
+        requests raise again, with the same message, without growing the journal.
         """
         finished = self._last_stop in ("end_turn", "stop_sequence")
         messages = body.get("messages") if isinstance(body, dict) else None
@@ -156,7 +228,8 @@ class FakeAPI:
             self._budget_used = 0
         self._budget_used += 1
         self._requests_total += 1
-        if self._budget_used <= self.request_limit and self._requests_total <= RUNS_PER_CLIENT * self.request_limit:
+        over_run = self._budget_used > self.request_limit
+        if not over_run and self._requests_total <= RUNS_PER_CLIENT * self.request_limit:
             return
         if self._runaway:
             # The loop caught RunawayLoop (``except BaseException``) and called again. Slow it down
@@ -165,11 +238,17 @@ class FakeAPI:
             time.sleep(RUNAWAY_THROTTLE_SECONDS)
         else:
             self._runaway = True
-            self.journal.exchanges.append(Exchange(
-                index=len(self.journal), endpoint="messages", request=body, messages=list(messages or []),
+            # One run past its limit is the loop's fault; many finished runs past the client's
+            # total (a cell re-run 110 times) are not: that message says to make a new client.
+            self._runaway_per_client = not over_run
+            self.journal.append(Exchange(
+                index=self.journal.next_index, endpoint="messages", request=body, messages=list(messages or []),
                 stream=False, status=0, request_id="", step=self._steps, rule="runaway",
                 error={"type": "runaway_loop", "message": "RunawayLoop raised"}))
             self._steps += 1
+        if self._runaway_per_client:
+            raise RunawayLoop(self.scenario.name, self._requests_total, RUNS_PER_CLIENT * self.request_limit,
+                              per_client=True)
         raise RunawayLoop(self.scenario.name, self._budget_used, self.request_limit, _RUNAWAY_HINT[language()])
 
     # ---------------------------------------------------------------------------------------
@@ -268,7 +347,7 @@ class FakeAPI:
 
     # ---------------------------------------------------------------------------------------
     def _json(self, exchange: Exchange, payload: dict[str, Any]) -> httpx2.Response:
-        return httpx2.Response(200, json=payload, headers={"request-id": exchange.request_id})
+        return _json_response(200, payload, {"request-id": exchange.request_id})
 
     def _error(self, exchange: Exchange, error: ApiError) -> httpx2.Response:
         exchange.status, exchange.rule = error.status, error.rule
@@ -281,4 +360,13 @@ class FakeAPI:
         if error.status < 500 and error.status != 429:
             headers["x-should-retry"] = "false"
         headers.update(error.headers)
-        return httpx2.Response(error.status, json=body, headers=headers)
+        return _json_response(error.status, body, headers)
+
+
+def _json_response(status: int, payload: dict[str, Any], headers: dict[str, str]) -> httpx2.Response:
+    """A JSON response the SDK can always read: the bytes ``httpx2.Response(json=...)`` sends
+    (compact, UTF-8), except that a lone surrogate echoed from the request (Python's
+    ``json.loads`` accepts ``"\\ud800"``, UTF-8 cannot encode it) is written as its JSON escape
+    instead of failing, so it round-trips to the same string."""
+    return httpx2.Response(status, content=encode_json(payload),
+                           headers={**headers, "content-type": "application/json"})

@@ -95,7 +95,7 @@ class PromptCache:
     @staticmethod
     def _key(prefix: dict[str, Any]) -> str:
         text = json.dumps(_strip(prefix), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
 
     def apply(self, body: dict[str, Any], total: int) -> tuple[int, int, int]:
         """Split a request's ``total`` input tokens into (input, cache creation, cache read), and

@@ -66,7 +66,7 @@ from ._replies import (
     tool_use,
     tool_uses,
 )
-from ._scenario import Scenario, Turn
+from ._scenario import SCAN_CHARS, Scenario, Turn
 
 __all__ = ["SCENARIOS", "scenarios", "get_scenario", "fill_tool_input", "request_params", "REQUEST_EXTRA_KEYS"]
 
@@ -91,6 +91,16 @@ def request_params(scenario: Scenario) -> dict[str, Any]:
 # Reading the request
 # ----------------------------------------------------------------------------------------------
 
+# Patterns policies apply to request text (the prompt, tool results). Each runs in linear time:
+# no two quantifiers can share the characters they match, and a lookbehind starts a match only at
+# the start of a number or word, so a digit followed by 100,000 spaces, a 100,000-digit number or a
+# 100,000-character word is scanned once (``(\d+) rows`` and the e-mail pattern used to retry
+# from every position of such a run: quadratic). The text is also bounded (SCAN_CHARS).
+_TEMPERATURE = re.compile(r"(?<![\d.])(-?\d+(?:\.\d+)?)\s*(?:°\s*)?([FC])\b")
+_ROWS_COUNT = re.compile(r"(?<!\d)(\d+) rows")
+_ORDER_LINES = re.compile(r"#(\d+) \(([^()]*)\)")
+_EMAIL_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+")
+
 _PLACEHOLDERS = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}, "null": None}
 
 
@@ -109,7 +119,7 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
     """
     schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    required = [r for r in schema.get("required") if isinstance(r, str)] if isinstance(schema.get("required"), list) else []
 
     def is_string(name: str) -> bool:
         prop = props.get(name)
@@ -124,10 +134,13 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
             prop = props.get(name) if isinstance(props.get(name), dict) else {}
             if "default" in prop:
                 values[name] = prop["default"]
-            elif prop.get("enum"):
+            elif isinstance(prop.get("enum"), list) and prop["enum"]:
                 values[name] = prop["enum"][0]
             else:
-                values[name] = _PLACEHOLDERS.get(prop.get("type"), "")
+                kind = prop.get("type")
+                if isinstance(kind, list):  # a type list such as ["string", "null"]: its first type
+                    kind = next((k for k in kind if isinstance(k, str)), None)
+                values[name] = _PLACEHOLDERS.get(kind, "") if isinstance(kind, str) else ""
     return values
 
 
@@ -154,10 +167,12 @@ def _has_server_tool(turn: Turn, name: str) -> bool:
 
 
 def _block_text(content: Any) -> str:
+    """The text of a ``tool_result``'s content, its first :data:`SCAN_CHARS` characters."""
     if isinstance(content, str):
-        return content
+        return content[:SCAN_CHARS]
     if isinstance(content, list):
-        return "".join(b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                       and isinstance(b.get("text"), str))[:SCAN_CHARS]
     return ""
 
 
@@ -256,7 +271,7 @@ def _weather_summary(result: str) -> str:
 
 def _advice(result: str, city: str) -> str:
     """What to wear, from a weather tool's result text (any city, F or C)."""
-    match = re.search(r"(-?\d+(?:\.\d+)?)\s*°?\s*([FC])\b", result)
+    match = _TEMPERATURE.search(result)
     if match is None:
         return (f"The weather tool says: {result.strip()}. Dress for those conditions in {city}, "
                 "and check again before you head out.")
@@ -696,7 +711,7 @@ def _notes(read: list[str]) -> str:
 def _research_policy(turn: Turn) -> Reply:
     """Read the next unread document, each turn restating notes on all documents read so far."""
     read = [c.input.get("doc_id") for c in _calls(turn) if c.ok and c.name == "read_document"]
-    read = [d for d in dict.fromkeys(read) if isinstance(d, str)]
+    read = list(dict.fromkeys(d for d in read if isinstance(d, str)))
     unread = [d for d in _DOC_IDS if d not in read]
     if not unread:
         return text(_notes(read) + "\n\nReport: " + " ".join(_ARCHIVE_SENTENCES[:4]))
@@ -794,14 +809,14 @@ def _long_task_policy(turn: Turn) -> Reply:
         return stop
     done: dict[str, str] = {}
     for call in _calls(turn):
-        if call.ok and call.name == "process_file" and call.input.get("path") in _ROWS:
+        if call.ok and call.name == "process_file" and isinstance(call.input.get("path"), str) and call.input["path"] in _ROWS:
             done[call.input["path"]] = call.result or ""
     todo = [path for path in _FILES if path not in done]
     if todo:
         return tool_use("process_file", {"path": todo[0]})
     rows = 0
     for result in done.values():
-        match = re.search(r"(\d+) rows", result)
+        match = _ROWS_COUNT.search(result)
         rows += int(match.group(1)) if match else 0
     return text(f"All {len(_FILES)} files are processed: {rows:,} rows imported in total, none rejected.")
 
@@ -879,7 +894,7 @@ def _chained_policy(turn: Turn) -> Reply:
     calls = _calls(turn)
     orders = next((c for c in reversed(calls) if c.ok and c.name == "get_orders"), None)
     if orders is not None:
-        found = re.findall(r"#(\d+) \(([^)]*)\)", orders.result or "")
+        found = _ORDER_LINES.findall(orders.result or "")
         open_orders = [f"#{n} ({s})" for n, s in found if s != "delivered"]
         return text(f"{len(open_orders)} orders are still open: {', '.join(open_orders) or 'none'}.")
     customer = next((c for c in reversed(calls) if c.ok and c.name == "find_customer"), None)
@@ -888,7 +903,7 @@ def _chained_policy(turn: Turn) -> Reply:
         if match is None:
             return text(f"I found no customer id in the lookup result: {(customer.result or '').strip()}.")
         return tool_use("get_orders", {"customer_id": match.group(0)})
-    match = re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", turn.user_text())
+    match = _EMAIL_ADDRESS.search(turn.user_text())
     return tool_use("find_customer", {"email": match.group(0).rstrip(".") if match else _EMAIL})
 
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from .._i18n import language
 from ._models import MODELS, cost_usd
 
-__all__ = ["Exchange", "Journal"]
+__all__ = ["Exchange", "Journal", "JOURNAL_LIMIT"]
 
 TEXT = {
     "en": {
@@ -26,12 +26,14 @@ TEXT = {
         "html_title": "Journal of scenario {scenario!r}: {steps} step(s), total ${cost:.6f}",
         "step": "step", "sent": "sent", "got": "got ", "reply": "reply", "empty": "(empty)",
         "same": " (same request as step {k})", "rule": " (rule {rule})",
+        "dropped": "({n} earlier exchange(s) dropped: the journal keeps the last {limit})",
     },
     "es": {
         "title": "Registro del escenario {scenario!r}: {steps} paso(s), stop reasons {stops}, total ${cost:.6f}",
         "html_title": "Registro del escenario {scenario!r}: {steps} paso(s), total ${cost:.6f}",
         "step": "paso", "sent": "enviado", "got": "recibido", "reply": "respuesta", "empty": "(vacío)",
         "same": " (misma petición que el paso {k})", "rule": " (regla {rule})",
+        "dropped": "({n} intercambio(s) anteriores descartados: el registro guarda los últimos {limit})",
     },
 }
 """Learner-facing words of the transcript; field names (stop_reason, tool_use...) stay as the API spells them."""
@@ -42,7 +44,8 @@ class Exchange:
     """One request and the fake's answer."""
 
     index: int
-    """Position in the journal (0-based), count_tokens calls included."""
+    """Position in the journal (0-based), count_tokens calls included, counted from the client's
+    first request: it stays the same when earlier exchanges are dropped (see :class:`Journal`)."""
     endpoint: str
     """``"messages"``, ``"count_tokens"``, or ``"unknown"`` for a path the fake does not serve."""
     request: dict[str, Any] | None
@@ -138,13 +141,42 @@ def _content_lines(content: Any, empty: str = "(empty)") -> list[str]:
     return [_short(content)]
 
 
+JOURNAL_LIMIT = 1000
+"""How many exchanges a journal keeps (the most recent ones). A loop's run makes at most a few
+hundred ``/v1/messages`` requests before :class:`agentlab.RunawayLoop`, so the bound only bites on a
+long-lived client that keeps calling ``count_tokens`` or paths the fake does not serve."""
+
+
 @dataclass
 class Journal:
-    """Every exchange of one fake client, in order."""
+    """Every exchange of one fake client, in order: the last :attr:`limit` of them.
+
+    Older exchanges are dropped first and counted in :attr:`dropped`; an exchange's ``index``
+    and ``step`` stay absolute (counted from the client's first request), and :meth:`step` takes
+    the absolute step number.
+    """
 
     scenario: str = ""
     """Name of the scenario the client runs."""
     exchanges: list[Exchange] = field(default_factory=list)
+    """The exchanges kept, oldest first (add with :meth:`append`)."""
+    limit: int = JOURNAL_LIMIT
+    """The most exchanges kept."""
+    dropped: int = 0
+    """How many earlier exchanges were dropped to respect :attr:`limit`."""
+
+    @property
+    def next_index(self) -> int:
+        """The ``index`` of the next exchange: every exchange so far, dropped ones included."""
+        return self.dropped + len(self.exchanges)
+
+    def append(self, exchange: Exchange) -> None:
+        """Add ``exchange`` at the end, dropping the oldest one past :attr:`limit`."""
+        self.exchanges.append(exchange)
+        excess = len(self.exchanges) - max(1, self.limit)
+        if excess > 0:
+            del self.exchanges[:excess]
+            self.dropped += excess
 
     def __len__(self) -> int:
         return len(self.exchanges)
@@ -161,16 +193,20 @@ class Journal:
         return [e for e in self.exchanges if e.endpoint == "messages"]
 
     def step(self, k: int) -> Exchange:
-        """Step ``k`` (0-based; negative counts from the end).
+        """Step ``k`` (0-based, absolute; negative counts from the end).
 
         Raises:
-            IndexError: with the number of steps, when there is no step ``k``.
+            IndexError: with the number of steps, when there is no step ``k`` (or it was dropped).
         """
         steps = self.steps
+        first = steps[0].step or 0 if steps else 0
         try:
-            return steps[k]
+            if k >= 0 and k < first:
+                raise IndexError
+            return steps[k - first if k >= 0 else k]
         except IndexError:
-            raise IndexError(f"no step {k}: the loop made {len(steps)} request(s) to /v1/messages") from None
+            raise IndexError(f"no step {k}: the loop made {first + len(steps)} request(s) to /v1/messages"
+                             + (f" and the journal keeps the last {len(steps)}" if first else "")) from None
 
     def sent(self, k: int) -> list[Any]:
         """The messages (whole conversation) the loop sent at step ``k``."""
@@ -205,7 +241,7 @@ class Journal:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"scenario": self.scenario, "exchanges": [e.to_dict() for e in self.exchanges],
-                "usage": self.usage, "cost_usd": self.cost_usd}
+                "dropped": self.dropped, "usage": self.usage, "cost_usd": self.cost_usd}
 
     # rendering ---------------------------------------------------------------------------
 
@@ -250,6 +286,8 @@ class Journal:
         """
         t = TEXT[language(lang)]
         lines = [t["title"].format(scenario=self.scenario, steps=len(self.steps), stops=self.stop_reasons, cost=self.cost_usd)]
+        if self.dropped:
+            lines.append(t["dropped"].format(n=self.dropped, limit=self.limit))
         for e, new in self._new_messages():
             lines.append(self._step_summary(e, t))
             if not show_messages:
@@ -284,4 +322,6 @@ class Journal:
                 f"<tr><td style='text-align:left;padding-left:1.5em'>{sent}{reply}</td></tr>"
             )
         title = esc(t["html_title"].format(scenario=self.scenario, steps=len(self.steps), cost=self.cost_usd))
+        if self.dropped:
+            title += "<br>" + esc(t["dropped"].format(n=self.dropped, limit=self.limit))
         return f"<div><p><b>{title}</b></p><table style='text-align:left'>{''.join(rows)}</table></div>"

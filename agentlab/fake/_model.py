@@ -210,7 +210,7 @@ def _cut(blocks: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]
         elif remaining > 0 and kind in ("tool_use", "server_tool_use"):
             chars = max(0, remaining - TOOL_USE_OVERHEAD - text_tokens(block["name"])) * 4
             fragment = canonical_json(block.get("input", {}))[:chars]
-            parsed = jiter.from_json(fragment.encode(), partial_mode=True) if fragment else {}
+            parsed = jiter.from_json(fragment.encode("utf-8", "backslashreplace"), partial_mode=True) if fragment else {}
             partial[len(kept)] = fragment
             kept.append({**block, "input": parsed if isinstance(parsed, dict) else {}})
         return kept, budget, True, partial

@@ -443,7 +443,7 @@ class HttpRequest:
     def body(self) -> Any:
         """The parsed JSON body, or :data:`_INVALID`."""
         try:
-            return json.loads(self.raw, parse_constant=_reject_constant)
+            return json.loads(self.raw, parse_constant=_reject_constant, parse_float=_finite_float)
         except (ValueError, RecursionError, TypeError):
             return _INVALID
 
@@ -453,6 +453,15 @@ _INVALID = object()
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; ``1e400`` (beyond float range) is rejected like invalid JSON
+    (unknown: the fake's choice; a reply echoing ``inf`` could not be written as JSON)."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
 
 
 def _check_path(req: HttpRequest) -> Params | None:

@@ -24,7 +24,7 @@ from ._context import ValidationOptions
 from ._models import DEFAULT_MODEL
 from ._replies import Reply
 
-__all__ = ["Scenario", "Turn", "Policy", "RunTool"]
+__all__ = ["Scenario", "Turn", "Policy", "RunTool", "SCAN_CHARS"]
 
 RunTool = Callable[[str, dict], str]
 """``run_tool(name, tool_input) -> str``: runs one client tool; it may raise."""
@@ -54,7 +54,8 @@ class Turn:
         return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
 
     def tool_result_texts(self) -> list[str]:
-        """The text of each ``tool_result`` of the last user message, in order."""
+        """The text of each ``tool_result`` of the last user message, in order (each bounded to
+        its first :data:`SCAN_CHARS` characters)."""
         return [_result_text(b) for b in self.tool_results()]
 
     def errors(self) -> list[str]:
@@ -62,7 +63,7 @@ class Turn:
         return [_result_text(b) for b in self.tool_results() if b.get("is_error")]
 
     def user_text(self) -> str:
-        """The text of the first user message (the task)."""
+        """The text of the first user message (the task), its first :data:`SCAN_CHARS` characters."""
         first = next((m for m in self.messages if m.get("role") == "user"), {})
         return _content_text(first.get("content"))
 
@@ -93,17 +94,26 @@ class Turn:
         return count
 
 
+SCAN_CHARS = 20_000
+"""How much of a text :class:`Turn`'s helpers (and the built-in policies) read: the first 20,000
+characters (about 5,000 tokens, far more than any scenario's prompt or tool result). A bound on the
+text policies scan keeps every reply fast whatever a request carries."""
+
+
 def _content_text(content: Any) -> str:
+    """The text of a message's or ``tool_result``'s content (text blocks joined; blocks whose
+    ``text`` is not a string are skipped), its first :data:`SCAN_CHARS` characters."""
     if isinstance(content, str):
-        return content
+        return content[:SCAN_CHARS]
     if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                       and isinstance(b.get("text"), str))[:SCAN_CHARS]
     return ""
 
 
 def _result_text(block: dict[str, Any]) -> str:
     content = block.get("content")
-    return content if isinstance(content, str) else _content_text(content) if content is not None else ""
+    return _content_text(content)
 
 
 Policy = Callable[[Turn], Reply]

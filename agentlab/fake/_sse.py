@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from ._tokens import canonical_json
 
-__all__ = ["message_events", "encode_events", "error_event", "TEXT_CHUNK", "JSON_CHUNK"]
+__all__ = ["message_events", "encode_events", "encode_json", "error_event", "TEXT_CHUNK", "JSON_CHUNK"]
 
 TEXT_CHUNK = 24
 JSON_CHUNK = 16
@@ -78,9 +78,27 @@ def error_event(error_type: str = "overloaded_error", message: str = "Overloaded
     return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact JSON as UTF-8, the bytes ``httpx2.Response(json=...)`` would send, except that a
+    lone surrogate (which a request may carry as ``"\\ud800"`` and a reply may echo, and which
+    UTF-8 cannot encode) is written as its JSON escape ``\\ud800``, so every reply can be read.
+
+    Raises:
+        ValueError: for a non-finite float (NaN, Infinity are not JSON; request bodies with them
+            are rejected before any reply is made, ``_rules``).
+    """
+    # A surrogate can only occur inside a JSON string, and "backslashreplace" writes it as
+    # \uXXXX (4 hex digits: surrogates are below U+10000), which is that string's JSON escape.
+    return _json_text(value).encode("utf-8", "backslashreplace")
+
+
 def encode_events(events: list[dict[str, Any]]) -> bytes:
-    """``event: <type>\\ndata: <json>\\n\\n`` for each event, UTF-8."""
+    """``event: <type>\\ndata: <json>\\n\\n`` for each event, UTF-8 (lone surrogates escaped as in
+    :func:`encode_json`)."""
     return "".join(
-        f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
-        for event in events
-    ).encode()
+        f"event: {event['type']}\ndata: {_json_text(event)}\n\n" for event in events
+    ).encode("utf-8", "backslashreplace")

@@ -25,7 +25,7 @@ _KEY = b"agentlab-fake-thinking-key-v1"
 
 def sign(model: str, thinking: str) -> str:
     """The signature the fake issues for a thinking block of ``model`` with text ``thinking``."""
-    mac = hmac.new(_KEY, f"{model}\x00{thinking}".encode(), hashlib.sha256).digest()
+    mac = hmac.new(_KEY, f"{model}\x00{thinking}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
     return "Eq" + base64.b64encode(mac + mac[:12]).decode()
 
 
@@ -81,7 +81,8 @@ class ThinkingLedger:
         kind, text, token = key
         if kind == "redacted_thinking":
             return token in self._redacted
-        return bool(token) and hmac.compare_digest(token, sign(model, text))
+        # As bytes: compare_digest refuses non-ASCII str, and a request may send any signature.
+        return bool(token) and hmac.compare_digest(token.encode("utf-8", "surrogatepass"), sign(model, text).encode())
 
     def issued(self, block: dict[str, Any]) -> bool:
         """Whether the block's signature (or redacted data) is one the fake issued, whatever its text."""

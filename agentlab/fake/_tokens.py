@@ -41,8 +41,11 @@ _MEDIA = 400
 
 
 def text_tokens(text: str | None) -> int:
-    """Tokens in a string: ``ceil(len / 4)``."""
-    return math.ceil(len(text or "") / 4)
+    """Tokens in a string: ``ceil(len / 4)``; None is 0, and any other non-string (a malformed
+    block's ``"text": 5``) counts as its JSON."""
+    if text is None or isinstance(text, str):
+        return math.ceil(len(text or "") / 4)
+    return json_tokens(text)
 
 
 def canonical_json(value: Any) -> str:
