@@ -78,7 +78,7 @@ HOSTILE = [
      {}, "weather", 200),
     ("1e400 in a schema", raw(body()).replace(b'"type": "string"', b'"type": "string", "maxLength": 1e400', 1),
      {}, "weather", 400),
-    ("a non-string text inside tool_result.content", raw(answered([{"type": "text", "text": 5}])), {}, "weather", 200),
+    ("a non-string text inside tool_result.content", raw(answered([{"type": "text", "text": 5}])), {}, "weather", 400),  # rule 4d: nested blocks are shape-checked
     ("deep nesting", b'{"model": "claude-sonnet-5", "max_tokens": 5, "messages": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
      {}, "weather", 400),
     ("a 5,000-digit integer", raw(body()).replace(b'"max_tokens": 1024', b'"max_tokens": 1' + b"0" * 5000, 1),

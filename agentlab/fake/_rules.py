@@ -807,7 +807,8 @@ def _check_role_values(ctx: RequestContext) -> Params | None:
     with_system = bool(ctx.model and ctx.model.mid_conversation_system)
     roles = ("user", "assistant", "system") if with_system else ("user", "assistant")
     for i, message in _iter_messages(ctx):
-        if message.get("role") not in _ROLES:
+        role = message.get("role")
+        if not isinstance(role, str) or role not in _ROLES:
             return {"index": i, "allowed": _literal(roles)}
     return None
 
