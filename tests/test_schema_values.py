@@ -309,7 +309,7 @@ def _unique_friendly(schema: dict[str, Any]) -> bool:
     """uniqueItems over a tiny domain (booleans, one const) is unsatisfiable for larger minItems: skip those."""
     text = json.dumps(schema)
     return '"uniqueItems": true' not in text or all(k not in text for k in ('"const"', '"boolean"', '"null"', '"enum"', '"additionalProperties": false',
-                                                                 'aximum"', '"multipleOf"'))
+                                                                 'aximum"', '"multipleOf"', 'Items": 0', 'Length": 0'))
 
 
 SCHEMAS = st.recursive(_LEAF, _extend, max_leaves=12).filter(_unique_friendly)

@@ -585,6 +585,8 @@ class _Generator:
             return self.gen(base, path, name, depth + 1, refs, variant)
         # Prefer a branch that is not just null, so values are meaningful.
         order = sorted(range(len(dicts)), key=lambda i: (isinstance(dicts[i], dict) and dicts[i].get("type") == "null", i))
+        turn = variant % len(order)  # items of a uniqueItems array walk through the branches
+        order = order[turn:] + order[:turn]
         last = None
         for attempt, i in enumerate(order[:8]):
             option = dicts[i] if isinstance(dicts[i], dict) else {}
@@ -752,6 +754,11 @@ class _Generator:
             fitted = _fit_length(value, lo, hi)
             if fitted is None:
                 continue
+            if variant and hi is not None and len(value) > hi:
+                # Cut to maxLength: keep variants apart (uniqueItems) with a tag at the end.
+                tag = _base36(variant)
+                if len(tag) <= len(fitted):
+                    fitted = fitted[: len(fitted) - len(tag)] + tag
             if isinstance(pattern, str):
                 try:
                     if not re.search(pattern, fitted):
@@ -871,6 +878,16 @@ class _Generator:
         if integer:
             return int(math.ceil(best)) if abs(best) < 1e300 else 0
         return _tidy(best)
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
 
 
 def _tidy(x: float) -> int | float:
