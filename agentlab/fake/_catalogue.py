@@ -67,6 +67,7 @@ from ._replies import (
     tool_uses,
 )
 from ._scenario import Scenario, Turn
+from ._schema_values import is_valid, value_for
 
 __all__ = ["SCENARIOS", "scenarios", "get_scenario", "fill_tool_input", "request_params", "REQUEST_EXTRA_KEYS"]
 
@@ -100,8 +101,10 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
     The model is faithful to the tool definition the learner sent, not to the scenario's: ``value``
     goes into the first required string property (seed 002 names it ``city``, seed 000
     ``location``), or the first string property when none is required. Every other required
-    property gets its ``default``, its first ``enum`` value, or an empty value of its type.
-    Properties keep the schema's order.
+    property gets its ``default``, its first ``enum`` value, or an empty value of its type when
+    that is valid under the property's schema, else a value from the schema generator
+    (:func:`~agentlab.fake._schema_values.value_for`: bounds, formats, type lists, nested objects).
+    Properties keep the schema's order. Never raises on a malformed schema.
 
     >>> fill_tool_input({"name": "get_weather", "input_schema": {"type": "object",
     ...     "properties": {"location": {"type": "string"}}, "required": ["location"]}}, "Austin")
@@ -109,7 +112,7 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
     """
     schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)] if isinstance(schema.get("required"), list) else []
 
     def is_string(name: str) -> bool:
         prop = props.get(name)
@@ -124,10 +127,14 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
             prop = props.get(name) if isinstance(props.get(name), dict) else {}
             if "default" in prop:
                 values[name] = prop["default"]
-            elif prop.get("enum"):
+            elif isinstance(prop.get("enum"), list) and prop["enum"]:
                 values[name] = prop["enum"][0]
             else:
-                values[name] = _PLACEHOLDERS.get(prop.get("type"), "")
+                kind = prop.get("type")
+                placeholder = _PLACEHOLDERS.get(kind, "") if isinstance(kind, str) else None
+                simple = isinstance(kind, str) and set(prop) <= {"type", "description", "title"}
+                values[name] = placeholder if isinstance(kind, str) and (simple or is_valid(placeholder, prop, schema)) else value_for(
+                    prop, seed=name, words=value, root=schema)
     return values
 
 
