@@ -46,6 +46,8 @@ The table, in order::
     stream_error         an error event in the middle of the first streamed reply
     says_done            a tool call narrated with "DONE"/"Final answer": only stop_reason decides
     persistent_tool_errors  a tool that always fails and a model that never gives up
+    generic              the generic model (``_generic``): calls the request's own tools with
+                         schema-valid arguments, then quotes their results; the default scenario
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from ._replies import (
     tool_use,
     tool_uses,
 )
+from ._generic import generic
 from ._scenario import Scenario, Turn
 from ._schema_values import is_valid, value_for
 
@@ -1187,6 +1190,12 @@ def _table() -> list[Scenario]:
             description_es="El intercambio de la semilla 002, pero la primera respuesta en streaming se corta con un evento error (el SDK no reintenta).",
             policy=_stream_error_policy,
             needed_requests=3,
+        ),
+        generic(
+            prompt="What should I wear in Austin today?",
+            tools=(WEATHER_TOOL,),
+            run_tool=_run_weather,
+            extra={"answer_contains": "95F", "stop_reasons": ("tool_use", "end_turn"), "stop_reason": "end_turn"},
         ),
     ]
 

@@ -77,6 +77,7 @@ _PROMPT_HINTS = ("query", "q", "search", "prompt", "question", "text", "message"
                  "keywords", "keyword", "term", "terms", "input", "body", "subject", "title", "summary",
                  "description", "instruction", "instructions", "task", "request", "reason", "note", "notes",
                  "comment", "answer", "response", "result", "output")
+_PLACE_HINTS = ("city", "town", "location", "place", "destination", "origin")
 _EXPRESSION_HINTS = ("expression", "expr", "formula", "calculation", "equation")
 
 _FORMATS: dict[str, tuple[str, ...]] = {
@@ -784,6 +785,10 @@ class _Generator:
         if tokens and tokens[-1] in ("id", "ids", "key", "ref", "number", "code"):
             stem = "-".join(tokens[:-1]) or tokens[-1]
             return f"{stem}-{1001 + variant + self.pick(path, 50)}"
+        if variant == 0 and any(t in _PLACE_HINTS for t in tokens):
+            place = _place_in(self.text)
+            if place:
+                return place
         for keywords, values in _HINTS:
             if any(t in keywords for t in tokens):
                 n = self.pick(path, len(values)) + variant
@@ -924,6 +929,13 @@ def _singular(name: str) -> str:
     if isinstance(name, str) and len(name) > 2 and name.endswith("s") and not name.endswith("ss"):
         return name[:-1]
     return name
+
+
+def _place_in(text: str) -> str | None:
+    """The capitalised place after "in"/"to"/"from"/"at" (or Spanish "en"/"a"/"de") in ``text``
+    ("... wear in Austin today?" -> "Austin"), or None."""
+    match = re.search(r"\b(?:in|to|from|at|en|a|de)\s+([A-Z][a-zA-Z'-]{1,30}(?: [A-Z][a-zA-Z'-]{1,30}){0,3})", text[:2_000])
+    return match.group(1) if match else None
 
 
 def _expression(text: str) -> str | None:
