@@ -348,3 +348,32 @@ def test_a_lone_surrogate_in_the_prompt_is_never_echoed():
     reply = generic().reply_for(turn)
     reply.content[0]["text"].encode("utf-8")
     assert "Go ? now" in reply.content[0]["text"]
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    """The README's "Test your own agent loop" files, run by pytest with the plugin."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Test your own agent loop with the fake", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    files = {"my_agent.py": blocks[0], "test_my_agent.py": blocks[1]}
+    assert blocks[0].startswith("# my_agent.py") and blocks[1].startswith("# test_my_agent.py")
+    for name, body in files.items():
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    (tmp_path / "plain.py").write_text(blocks[3], encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(tmp_path)])}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",  # the plugin loads by its entry point
+                             str(tmp_path / "test_my_agent.py")], capture_output=True, text=True, env=env, cwd=tmp_path,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+    plain = subprocess.run([sys.executable, str(tmp_path / "plain.py")], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert "Weather in Austin: 95F, sunny" in plain.stdout and "Journal of scenario 'generic'" in plain.stdout
