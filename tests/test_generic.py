@@ -131,8 +131,10 @@ def test_auto_calls_the_tools_the_prompt_is_about_and_the_journal_warns_about_th
     journal = agentlab.journal(client)
     assert [name for name, _ in calls(journal)] == ["calculator"]
     assert journal.unused_tools == ["get_customer", "send_email"]
-    assert "never called in this run: get_customer, send_email" in str(journal)
-    assert "nunca llamó en esta ejecución: get_customer, send_email" in journal.to_text(lang="es")
+    assert "warning: tools sent with the requests but never called in this run: get_customer, send_email" in str(journal)
+    assert "nunca llamadas en esta ejecución: get_customer, send_email" in journal.to_text(lang="es")
+    assert journal.warnings_in("es") == ["aviso: herramientas enviadas en las peticiones pero nunca llamadas en esta "
+                                         "ejecución: get_customer, send_email (nada en esta ejecución las probó)."]
     assert "get_customer, send_email" in journal._repr_html_()
     assert journal.to_dict()["unused_tools"] == ["get_customer", "send_email"]
 

@@ -26,16 +26,16 @@ TEXT = {
         "html_title": "Journal of scenario {scenario!r}: {steps} step(s), total ${cost:.6f}",
         "step": "step", "sent": "sent", "got": "got ", "reply": "reply", "empty": "(empty)",
         "same": " (same request as step {k})", "rule": " (rule {rule})",
-        "unused_tools": "warning: the loop sent tools the model never called in this run: {names}. Those tools "
-                        "were not tested (agentlab.fake.generic(call_tools=\"all\") calls every tool).",
+        "unused_tools": "warning: tools sent with the requests but never called in this run: {names} "
+                        "(nothing in this run tested them).",
     },
     "es": {
         "title": "Registro del escenario {scenario!r}: {steps} paso(s), stop reasons {stops}, total ${cost:.6f}",
         "html_title": "Registro del escenario {scenario!r}: {steps} paso(s), total ${cost:.6f}",
         "step": "paso", "sent": "enviado", "got": "recibido", "reply": "respuesta", "empty": "(vacío)",
         "same": " (misma petición que el paso {k})", "rule": " (regla {rule})",
-        "unused_tools": "aviso: el bucle envió herramientas que el modelo nunca llamó en esta ejecución: {names}. "
-                        "Esas herramientas no se probaron (agentlab.fake.generic(call_tools=\"all\") las llama todas).",
+        "unused_tools": "aviso: herramientas enviadas en las peticiones pero nunca llamadas en esta ejecución: {names} "
+                        "(nada en esta ejecución las probó).",
     },
 }
 """Learner-facing words of the transcript; field names (stop_reason, tool_use...) stay as the API spells them."""
