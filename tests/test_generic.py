@@ -379,3 +379,53 @@ def test_the_readme_example_runs_as_written(tmp_path):
                            cwd=tmp_path, timeout=120)
     assert plain.returncode == 0, plain.stderr
     assert "Weather in Austin: 95F, sunny" in plain.stdout and "Journal of scenario 'generic'" in plain.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# Property-based: any tools, any point of the conversation
+# ----------------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.test_schema_values import SCHEMAS  # noqa: E402
+
+
+@st.composite
+def _turns(draw):
+    from agentlab.fake._scenario import Turn
+
+    count = draw(st.integers(1, 4))
+    tools = tuple({"name": f"tool_{i}", "description": draw(st.sampled_from(["", "Look up a city", "Send mail"])),
+                   "input_schema": {"type": "object", "properties": {"arg": draw(SCHEMAS)}, "required": ["arg"]}}
+                  for i in range(count))
+    messages: list[dict] = [{"role": "user", "content": draw(st.text(max_size=40)) or "hi"}]
+    for k in range(draw(st.integers(0, 3))):
+        name = f"tool_{draw(st.integers(0, count - 1))}"
+        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k}", "name": name, "input": {}}]})
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}",
+                                                      "content": draw(st.text(max_size=20)), "is_error": draw(st.booleans())}]})
+    choice = draw(st.sampled_from([None, {"type": "auto"}, {"type": "any"}, {"type": "none"},
+                                   {"type": "tool", "name": "tool_0"}, {"type": "auto", "disable_parallel_tool_use": True}]))
+    return Turn(messages=tuple(messages), index=len(messages) // 2, model=MODEL, system=None, tools=tools,
+                tool_choice=choice, max_tokens=1024)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=_turns(), call_tools=st.sampled_from(["auto", "all", "first", "none", ("tool_1", "tool_0")]),
+       parallel=st.booleans())
+def test_the_policy_never_raises_and_calls_only_request_tools_with_valid_inputs(turn, call_tools, parallel):
+    scenario = generic(call_tools=call_tools, parallel=parallel, steps=3)
+    first = scenario.reply_for(turn)
+    assert first == scenario.reply_for(turn)  # pure
+    schemas = {t["name"]: t["input_schema"] for t in turn.tools}
+    uses = [b for b in first.content if b["type"] == "tool_use"]
+    for block in uses:
+        jsonschema.Draft202012Validator(schemas[block["name"]], format_checker=jsonschema.FormatChecker()).validate(block["input"])
+    kind = (turn.tool_choice or {}).get("type", "auto")
+    if kind == "none":
+        assert not uses
+    if kind in ("any", "tool"):
+        assert len(uses) >= 1
+    if not uses:
+        assert [b["type"] for b in first.content] == ["text"] and first.content[0]["text"].strip()

@@ -151,7 +151,8 @@ def _task(turn: Turn) -> tuple[str, list[_Call], int]:
         elif message.get("role") == "user":
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    call = by_id.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+                    tool_use_id = block.get("tool_use_id")
+                    call = by_id.get(tool_use_id) if isinstance(tool_use_id, str) else None
                     if call is not None:
                         call.result = _text_of(block.get("content"))
                         call.is_error = bool(block.get("is_error"))
@@ -250,7 +251,7 @@ def generic_policy(options: GenericOptions) -> "Any":
         if not tools or kind == "none":
             reason = "Tool use is turned off for this request, so I answered in text." if tools else ""
             return _final(prompt, calls, tools, options, reason=reason)
-        if kind == "tool" and choice.get("name") in by_name:
+        if kind == "tool" and isinstance(choice.get("name"), str) and choice["name"] in by_name:
             return tool_uses(call(by_name[choice["name"]]))
 
         plan = _plan(tools, options, prompt)
