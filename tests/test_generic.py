@@ -86,7 +86,7 @@ def calls(journal: Any) -> list[tuple[str, dict]]:
 def assert_inputs_valid(journal: Any, tools: list[dict]) -> None:
     schemas = {t["name"]: t["input_schema"] for t in tools}
     for name, tool_input in calls(journal):
-        jsonschema.Draft202012Validator(schemas[name], format_checker=jsonschema.FormatChecker()).validate(tool_input)
+        jsonschema.Draft202012Validator(schemas[name], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(tool_input)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -421,7 +421,7 @@ def test_the_policy_never_raises_and_calls_only_request_tools_with_valid_inputs(
     schemas = {t["name"]: t["input_schema"] for t in turn.tools}
     uses = [b for b in first.content if b["type"] == "tool_use"]
     for block in uses:
-        jsonschema.Draft202012Validator(schemas[block["name"]], format_checker=jsonschema.FormatChecker()).validate(block["input"])
+        jsonschema.Draft202012Validator(schemas[block["name"]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(block["input"])
     kind = (turn.tool_choice or {}).get("type", "auto")
     if kind == "none":
         assert not uses

@@ -181,14 +181,47 @@ def _int_or_none(value: Any) -> int | None:
 # ----------------------------------------------------------------------------------------------
 
 
+_NESTED_QUANTIFIER = re.compile(r"\([^()]*(?:[*+}]|\|)[^()]*\)\s*[*+{]")
+"""A quantified group that holds a quantifier or an alternation, e.g. ``(a+)+`` or ``(a|a)*``:
+the shape of the patterns whose backtracking can take exponential time."""
+
+
+def _risky_pattern(pattern: Any) -> bool:
+    """True for a ``pattern`` that Python's ``re`` might take exponential time on (nested
+    quantifiers, quantified alternation, back-references): never run against a value."""
+    return isinstance(pattern, str) and (bool(_NESTED_QUANTIFIER.search(pattern[:2_000])) or "\\" in pattern
+                                         and bool(re.search(r"\\[1-9]", pattern[:2_000])) or len(pattern) > 2_000)
+
+
+def _has_risky_pattern(schema: Any, budget: list[int]) -> bool:
+    """Whether any ``pattern``/``patternProperties`` key in ``schema`` is risky (a bounded walk)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return True
+    if isinstance(schema, dict):
+        if _risky_pattern(schema.get("pattern")):
+            return True
+        props = schema.get("patternProperties")
+        if isinstance(props, dict) and any(_risky_pattern(k) for k in props):
+            return True
+        return any(_has_risky_pattern(v, budget) for v in schema.values() if isinstance(v, (dict, list)))
+    if isinstance(schema, list):
+        return any(_has_risky_pattern(v, budget) for v in schema if isinstance(v, (dict, list)))
+    return False
+
+
 def is_valid(value: Any, schema: Any, root: Any = None) -> bool:
     """True when ``value`` validates under ``schema`` (``$ref`` resolved against ``root``, default
-    ``schema`` itself), formats checked. Never raises: a schema jsonschema cannot use gives False."""
+    ``schema`` itself), formats checked. Never raises: a schema jsonschema cannot use gives False.
+    Never hangs: a schema with a pattern whose matching could take exponential time (nested
+    quantifiers) is not run, and counts as not valid."""
     try:
         from jsonschema import validators
 
         base = root if isinstance(root, dict) else schema
         if not isinstance(base, (dict, bool)):
+            return False
+        if _has_risky_pattern(base, [5_000]):
             return False
         cls = validators.validator_for(base, default=validators.Draft202012Validator)
         validator = cls(base, format_checker=cls.FORMAT_CHECKER)
@@ -379,13 +412,33 @@ def _render(node: Any, pick: int, stretch: int, out: list[str], budget: list[int
             _render(child, pick + n, stretch, out, budget)
 
 
-def _pattern_string(pattern: str, seed: int, min_len: int, max_len: int | None) -> str | None:
-    """A string that ``re.search(pattern, ...)`` finds, within the length bounds, or None."""
+def _pattern_string(pattern: str, seed: int, min_len: int, max_len: int | None, variant: int = 0) -> str | None:
+    """A string that ``re.search(pattern, ...)`` finds, within the length bounds, or None.
+    Another ``variant`` tries a longer repetition first, then a tag around the string (an
+    unanchored pattern still finds it), so ``uniqueItems`` arrays can differ."""
     try:
         tree = _Regex(pattern).parse()
         compiled = re.compile(pattern)
     except (_RegexUnsupported, re.error, RecursionError, OverflowError, ValueError):
         return None
+    risky = _risky_pattern(pattern)
+
+    def fits(value: str) -> bool:
+        # A risky pattern is never run: the string made from its own parse is trusted.
+        return len(value) >= min_len and (max_len is None or len(value) <= max_len) and (risky or bool(compiled.search(value)))
+
+    if variant:
+        try:
+            out: list[str] = []
+            _render(tree, seed % 7, variant, out, [20_000])
+            base = "".join(out)
+        except (_RegexUnsupported, RecursionError):
+            base = None
+        if base is not None:
+            tag = _base36(variant)
+            for value in (base, base + tag, tag + base, f"{base} {tag}"):
+                if fits(value):
+                    return value
     for stretch in (0, 1, 2, 4, 8, 16, 32, 64, 256, 1024):
         for pick in (seed % 7, 0):
             try:
@@ -394,9 +447,7 @@ def _pattern_string(pattern: str, seed: int, min_len: int, max_len: int | None) 
             except (_RegexUnsupported, RecursionError):
                 break
             value = "".join(out)
-            if len(value) < min_len or (max_len is not None and len(value) > max_len):
-                continue
-            if compiled.search(value):
+            if fits(value):
                 return value
         if max_len is not None and stretch > max_len:
             break
@@ -444,12 +495,10 @@ def _merge(base: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
                 props[name] = {"allOf": [props[name], sub]} if name in props else sub
             merged[key] = props
         elif key == "required" and isinstance(mine, list) and isinstance(value, list):
-            merged[key] = list(dict.fromkeys([*mine, *value]))
+            merged[key] = list(dict.fromkeys(r for r in [*mine, *value] if isinstance(r, str)))
         elif key == "type":
-            a = {mine} if isinstance(mine, str) else set(mine) if isinstance(mine, list) else set(_TYPES)
-            b = {value} if isinstance(value, str) else set(value) if isinstance(value, list) else set(_TYPES)
-            a = {t for t in a if isinstance(t, str)}
-            b = {t for t in b if isinstance(t, str)}
+            a = {mine} if isinstance(mine, str) else {t for t in mine if isinstance(t, str)} if isinstance(mine, list) else set(_TYPES)
+            b = {value} if isinstance(value, str) else {t for t in value if isinstance(t, str)} if isinstance(value, list) else set(_TYPES)
             both = a & b
             if "number" in a and "integer" in b or "integer" in a and "number" in b:
                 both.add("integer")
@@ -662,6 +711,11 @@ class _Generator:
             if sub is None:
                 sub = self.pattern_schema(schema, prop) or (extra_schema if isinstance(extra_schema, dict) else {})
             value[prop] = self.gen(sub, f"{path}/{prop}", prop, depth + 1, refs, variant)
+        # An object with nothing declared to vary (an item of a uniqueItems array): one more property.
+        if variant and not props and extra_schema is not False and (max_props is None or len(value) < max_props):
+            key = f"item_{variant}"
+            value[key] = self.gen(extra_schema, f"{path}/{key}", key, depth + 1, refs, variant) \
+                if isinstance(extra_schema, dict) else variant
         # More properties when minProperties asks: first unused declared ones, then new names.
         spare = [p for p in props if p not in value]
         n = 0
@@ -762,13 +816,13 @@ class _Generator:
                     fitted = fitted[: len(fitted) - len(tag)] + tag
             if isinstance(pattern, str):
                 try:
-                    if not re.search(pattern, fitted):
+                    if _risky_pattern(pattern) or not re.search(pattern, fitted):
                         continue
                 except (re.error, RecursionError, OverflowError):
                     pass
             return fitted
         if isinstance(pattern, str):
-            made = _pattern_string(pattern, self.seed + variant, lo, hi)
+            made = _pattern_string(pattern, self.seed + variant, lo, hi, variant)
             if made is not None:
                 return made
         # Honest fallback: the right length; it may not match an unsupported pattern.
@@ -1030,7 +1084,7 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
                 first = value
             if not isinstance(schema, dict) or is_valid(value, schema, base_root):
                 return _json_safe(value)
-    except RecursionError:  # pragma: no cover - the depth bound should prevent it
+    except Exception:  # noqa: BLE001 - never raise out of the fake; the bounds should make this unreachable
         return _json_safe(first)
     return _json_safe(first)
 
