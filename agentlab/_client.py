@@ -69,12 +69,15 @@ def _make(scenario: "str | Scenario", *, is_async: bool, max_retries: int, runaw
     return made
 
 
-def fake_client(scenario: "str | Scenario" = "weather", *, max_retries: int = 2,
+def fake_client(scenario: "str | Scenario" = "generic", *, max_retries: int = 2,
                 runaway_after: int | None = None, **kwargs: Any) -> "anthropic.Anthropic":
     """An ``anthropic.Anthropic`` whose requests go to the fake, on one scenario run.
 
     Args:
         scenario: a built-in scenario name (see :func:`agentlab.scenarios`) or a ``Scenario``.
+            Default ``"generic"``: the generic model, which calls the request's own tools with
+            schema-valid arguments and then quotes their results (``agentlab.fake.generic(...)``
+            configures it: which tools, parallel calls, steps, a final text).
         max_retries: the SDK's own retry count (default 2, as the SDK's; injected faults carry
             ``retry-after-ms: 1`` so retries wait 1 ms). Pass 0 to see every fault raised.
         runaway_after: requests allowed past what the scenario needs before
@@ -90,7 +93,7 @@ def fake_client(scenario: "str | Scenario" = "weather", *, max_retries: int = 2,
     return _make(scenario, is_async=False, max_retries=max_retries, runaway_after=runaway_after, kwargs=kwargs)
 
 
-def fake_async_client(scenario: "str | Scenario" = "weather", *, max_retries: int = 2,
+def fake_async_client(scenario: "str | Scenario" = "generic", *, max_retries: int = 2,
                       runaway_after: int | None = None, **kwargs: Any) -> "anthropic.AsyncAnthropic":
     """Like :func:`fake_client`, for ``anthropic.AsyncAnthropic``."""
     return _make(scenario, is_async=True, max_retries=max_retries, runaway_after=runaway_after, kwargs=kwargs)
@@ -101,8 +104,9 @@ def live_mode() -> bool:
     return os.environ.get("AGENTLAB_LIVE") == "1" and bool(os.environ.get("ANTHROPIC_API_KEY"))
 
 
-def client(scenario: "str | Scenario" = "weather", **kwargs: Any) -> "anthropic.Anthropic":
-    """The fake client on ``scenario``, or, in live mode, the real ``anthropic.Anthropic()``.
+def client(scenario: "str | Scenario" = "generic", **kwargs: Any) -> "anthropic.Anthropic":
+    """The fake client on ``scenario`` (default ``"generic"``, the generic model), or, in live
+    mode, the real ``anthropic.Anthropic()``.
 
     Live mode (self-study only) needs ``AGENTLAB_LIVE=1`` and ``ANTHROPIC_API_KEY``; the SDK
     reads the key from the environment itself, and agentlab never prints or stores it. In live

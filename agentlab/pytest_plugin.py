@@ -3,10 +3,14 @@
 Test any agent loop against agentlab's fake, course or not::
 
     def test_my_loop(fake_anthropic):
-        client = fake_anthropic("weather")            # a real anthropic.Anthropic on the fake
+        client = fake_anthropic()                     # the generic model: calls YOUR tools
         answer = my_loop(client, "What should I wear in Austin today?")
-        assert "95F" in answer
+        assert "95F" in answer                        # it quotes what your tool returned
         assert fake_anthropic.journal.stop_reasons == ["tool_use", "end_turn"]
+        assert not fake_anthropic.journal.warnings    # every tool you sent was called
+
+``fake_anthropic("weather")`` picks a built-in scenario instead, and
+``fake_anthropic(agentlab.fake.generic(call_tools="all"))`` calls every tool you send.
 
 The fixture is cheap and imports the SDK only when a test uses it.
 """
@@ -27,15 +31,15 @@ if TYPE_CHECKING:
 class FakeAnthropic:
     """Makes fake clients for one test and remembers them.
 
-    Call it with a scenario name or ``Scenario`` to get an ``anthropic.Anthropic``
-    (``asynchronous=True`` for ``AsyncAnthropic``); keyword arguments go to
-    :func:`agentlab.fake_client`.
+    Call it with a scenario name or ``Scenario`` (default ``"generic"``, the generic model that
+    calls the request's own tools) to get an ``anthropic.Anthropic`` (``asynchronous=True`` for
+    ``AsyncAnthropic``); keyword arguments go to :func:`agentlab.fake_client`.
     """
 
     def __init__(self) -> None:
         self.clients: list[Any] = []
 
-    def __call__(self, scenario: "str | Scenario" = "weather", *, asynchronous: bool = False,
+    def __call__(self, scenario: "str | Scenario" = "generic", *, asynchronous: bool = False,
                  **kwargs: Any) -> "anthropic.Anthropic":
         from ._client import fake_async_client, fake_client
 

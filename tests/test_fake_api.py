@@ -174,7 +174,7 @@ def test_tool_choice_is_honoured():
     forced = create(agentlab.fake_client(sc), tools=[WEATHER_TOOL], tool_choice={"type": "any"})
     assert forced.stop_reason == "tool_use" and [b.type for b in forced.content] == ["tool_use"]
     named = create(agentlab.fake_client(sc), tools=[WEATHER_TOOL], tool_choice={"type": "tool", "name": "get_weather"})
-    assert named.content[0].name == "get_weather" and named.content[0].input == {"city": "example"}
+    assert named.content[0].name == "get_weather" and named.content[0].input == {"city": "Austin"}  # the prompt's city
     sc2 = scenario("choice2", tool_use("get_weather", {"city": "Austin"}))
     none = create(agentlab.fake_client(sc2), tools=[WEATHER_TOOL], tool_choice={"type": "none"})
     assert none.stop_reason == "end_turn" and all(b.type == "text" for b in none.content)

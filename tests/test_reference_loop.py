@@ -70,6 +70,7 @@ EXPECTED: dict[str, Expect] = {
     "stream_error": Expect("end_turn", 2),  # the fault only breaks streamed replies
     "says_done": Expect("end_turn", 2),
     "persistent_tool_errors": Expect("guardrail:tool_errors", 3),
+    "generic": Expect("end_turn", 2),
 }
 
 SCENARIOS = agentlab.scenarios()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ._api import THREADS_BETA, FakeAPI
 from ._catalogue import SCENARIOS, get_scenario, scenarios
 from ._context import ApiError, RequestContext, ValidationOptions
+from ._generic import GenericOptions, generic
 from ._journal import Exchange, Journal
 from ._models import DEFAULT_MODEL, MODELS, ModelSpec, cost_usd, get_model
 from ._replies import (
@@ -42,6 +43,7 @@ __all__ = [
     "FakeAPI",
     "FakeTransport",
     "Fault",
+    "GenericOptions",
     "Journal",
     "MODELS",
     "ModelSpec",
@@ -56,6 +58,7 @@ __all__ = [
     "ValidationOptions",
     "cost_usd",
     "fault",
+    "generic",
     "get_model",
     "get_scenario",
     "redacted_thinking",

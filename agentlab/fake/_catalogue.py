@@ -46,6 +46,8 @@ The table, in order::
     stream_error         an error event in the middle of the first streamed reply
     says_done            a tool call narrated with "DONE"/"Final answer": only stop_reason decides
     persistent_tool_errors  a tool that always fails and a model that never gives up
+    generic              the generic model (``_generic``): calls the request's own tools with
+                         schema-valid arguments, then quotes their results; the default scenario
 """
 
 from __future__ import annotations
@@ -66,7 +68,9 @@ from ._replies import (
     tool_use,
     tool_uses,
 )
+from ._generic import generic
 from ._scenario import SCAN_CHARS, Scenario, Turn
+from ._schema_values import is_valid, value_for
 
 __all__ = ["SCENARIOS", "scenarios", "get_scenario", "fill_tool_input", "request_params", "REQUEST_EXTRA_KEYS"]
 
@@ -110,8 +114,10 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
     The model is faithful to the tool definition the learner sent, not to the scenario's: ``value``
     goes into the first required string property (seed 002 names it ``city``, seed 000
     ``location``), or the first string property when none is required. Every other required
-    property gets its ``default``, its first ``enum`` value, or an empty value of its type.
-    Properties keep the schema's order.
+    property gets its ``default``, its first ``enum`` value, or an empty value of its type when
+    that is valid under the property's schema, else a value from the schema generator
+    (:func:`~agentlab.fake._schema_values.value_for`: bounds, formats, type lists, nested objects).
+    Properties keep the schema's order. Never raises on a malformed schema.
 
     >>> fill_tool_input({"name": "get_weather", "input_schema": {"type": "object",
     ...     "properties": {"location": {"type": "string"}}, "required": ["location"]}}, "Austin")
@@ -119,7 +125,7 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
     """
     schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = [r for r in schema.get("required") if isinstance(r, str)] if isinstance(schema.get("required"), list) else []
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)] if isinstance(schema.get("required"), list) else []
 
     def is_string(name: str) -> bool:
         prop = props.get(name)
@@ -138,9 +144,10 @@ def fill_tool_input(tool: dict[str, Any], value: str) -> dict[str, Any]:
                 values[name] = prop["enum"][0]
             else:
                 kind = prop.get("type")
-                if isinstance(kind, list):  # a type list such as ["string", "null"]: its first type
-                    kind = next((k for k in kind if isinstance(k, str)), None)
-                values[name] = _PLACEHOLDERS.get(kind, "") if isinstance(kind, str) else ""
+                placeholder = _PLACEHOLDERS.get(kind, "") if isinstance(kind, str) else None
+                simple = isinstance(kind, str) and set(prop) <= {"type", "description", "title"}
+                values[name] = placeholder if isinstance(kind, str) and (simple or is_valid(placeholder, prop, schema)) else value_for(
+                    prop, seed=name, words=value, root=schema)
     return values
 
 
@@ -1197,6 +1204,12 @@ def _table() -> list[Scenario]:
             description_es="El intercambio de la semilla 002, pero la primera respuesta en streaming se corta con un evento error (el SDK no reintenta).",
             policy=_stream_error_policy,
             needed_requests=3,
+        ),
+        generic(
+            prompt="What should I wear in Austin today?",
+            tools=(WEATHER_TOOL,),
+            run_tool=_run_weather,
+            extra={"answer_contains": "95F", "stop_reasons": ("tool_use", "end_turn"), "stop_reason": "end_turn"},
         ),
     ]
 

@@ -27,6 +27,8 @@ TEXT = {
         "step": "step", "sent": "sent", "got": "got ", "reply": "reply", "empty": "(empty)",
         "same": " (same request as step {k})", "rule": " (rule {rule})",
         "dropped": "({n} earlier exchange(s) dropped: the journal keeps the last {limit})",
+        "unused_tools": "warning: tools sent with the requests but never called in this run: {names} "
+                        "(nothing in this run tested them).",
     },
     "es": {
         "title": "Registro del escenario {scenario!r}: {steps} paso(s), stop reasons {stops}, total ${cost:.6f}",
@@ -34,6 +36,8 @@ TEXT = {
         "step": "paso", "sent": "enviado", "got": "recibido", "reply": "respuesta", "empty": "(vacío)",
         "same": " (misma petición que el paso {k})", "rule": " (regla {rule})",
         "dropped": "({n} intercambio(s) anteriores descartados: el registro guarda los últimos {limit})",
+        "unused_tools": "aviso: herramientas enviadas en las peticiones pero nunca llamadas en esta ejecución: {names} "
+                        "(nada en esta ejecución las probó).",
     },
 }
 """Learner-facing words of the transcript; field names (stop_reason, tool_use...) stay as the API spells them."""
@@ -238,10 +242,48 @@ class Journal:
         """Total price in USD of every step."""
         return sum(e.cost_usd for e in self.steps)
 
+    @property
+    def unused_tools(self) -> list[str]:
+        """Client tools the loop sent with a request that got a Message, which the model never
+        called in this run (no ``tool_use`` block of that name in any reply, nor in the
+        conversation sent), in the order first sent. A loop can "pass" on these while nothing
+        tested them (e.g. the weather scenario given a ``send_email`` tool)."""
+        sent: dict[str, None] = {}
+        called: set[str] = set()
+        for e in self.exchanges:
+            if e.endpoint != "messages":
+                continue
+            for block in e.content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    called.add(str(block.get("name")))
+            for message in e.messages:
+                content = message.get("content") if isinstance(message, dict) else None
+                if isinstance(message, dict) and message.get("role") == "assistant" and isinstance(content, list):
+                    called.update(str(b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
+            tools = e.request.get("tools") if e.ok and isinstance(e.request, dict) else None
+            if isinstance(tools, list):
+                for tool in tools:
+                    if isinstance(tool, dict) and tool.get("type") in (None, "custom") and isinstance(tool.get("name"), str):
+                        sent.setdefault(tool["name"], None)
+        return [name for name in sent if name not in called]
+
+    @property
+    def warnings(self) -> list[str]:
+        """Learner-facing warnings about the run, in the learner's language (empty when there is
+        nothing to say): today one, when :attr:`unused_tools` is not empty."""
+        return self.warnings_in()
+
+    def warnings_in(self, lang: str | None = None) -> list[str]:
+        """:attr:`warnings` in ``lang`` (``"en"`` or ``"es"``; default the learner's language)."""
+        unused = self.unused_tools
+        if not unused:
+            return []
+        return [TEXT[language(lang)]["unused_tools"].format(names=", ".join(unused))]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"scenario": self.scenario, "exchanges": [e.to_dict() for e in self.exchanges],
-                "dropped": self.dropped, "usage": self.usage, "cost_usd": self.cost_usd}
+                "dropped": self.dropped, "usage": self.usage, "cost_usd": self.cost_usd, "unused_tools": self.unused_tools}
 
     # rendering ---------------------------------------------------------------------------
 
@@ -288,6 +330,7 @@ class Journal:
         lines = [t["title"].format(scenario=self.scenario, steps=len(self.steps), stops=self.stop_reasons, cost=self.cost_usd)]
         if self.dropped:
             lines.append(t["dropped"].format(n=self.dropped, limit=self.limit))
+        lines += self.warnings_in(lang)
         for e, new in self._new_messages():
             lines.append(self._step_summary(e, t))
             if not show_messages:
@@ -324,4 +367,5 @@ class Journal:
         title = esc(t["html_title"].format(scenario=self.scenario, steps=len(self.steps), cost=self.cost_usd))
         if self.dropped:
             title += "<br>" + esc(t["dropped"].format(n=self.dropped, limit=self.limit))
-        return f"<div><p><b>{title}</b></p><table style='text-align:left'>{''.join(rows)}</table></div>"
+        warnings = "".join(f"<p style='color:#8a5300'>{esc(w)}</p>" for w in self.warnings)
+        return f"<div><p><b>{title}</b></p>{warnings}<table style='text-align:left'>{''.join(rows)}</table></div>"

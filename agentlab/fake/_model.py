@@ -15,7 +15,13 @@ The request shapes the reply the way the real API does (reference sections 2 and
   the cut falls, leaving partial JSON (non-streaming ``input`` is what the SDK's partial JSON
   parser makes of it, so JSON and SSE give the same final Message);
 - the context window: on models with ``context_window_stop`` generation that fills the window
-  stops with ``model_context_window_exceeded``.
+  stops with ``model_context_window_exceeded``;
+- structured outputs (``output_config.format`` of type ``json_schema``, or the beta's top-level
+  ``output_format``): the answer's text becomes one text block of JSON valid under the schema,
+  made by :mod:`~agentlab.fake._schema_values` from the prompt, on every scenario (a scripted
+  final text is replaced); a turn that calls tools keeps no text blocks, so ``messages.parse``
+  never meets free text (unknown: the fake's choice); a refusal keeps its text, and a
+  ``max_tokens`` cut leaves the JSON incomplete, as the structured-outputs docs warn.
 
 Ids come from the run's :class:`~agentlab.fake._ids.IdFactory`; thinking signatures from
 :func:`~agentlab.fake._thinking.sign`.
@@ -24,6 +30,7 @@ Ids come from the run's :class:`~agentlab.fake._ids.IdFactory`; thinking signatu
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,10 +39,11 @@ import jiter
 from ._context import RequestContext
 from ._ids import IdFactory
 from ._replies import Reply
+from ._schema_values import tool_input, value_for
 from ._thinking import redacted_data, sign
 from ._tokens import TOOL_USE_OVERHEAD, block_output_tokens, canonical_json, text_tokens
 
-__all__ = ["Generated", "generate", "example_input", "EMPTY_REPLY_OUTPUT_TOKENS"]
+__all__ = ["Generated", "generate", "output_schema", "EMPTY_REPLY_OUTPUT_TOKENS"]
 
 EMPTY_REPLY_OUTPUT_TOKENS = 3
 """Output tokens of an empty ``end_turn`` reply ("~2-3 output tokens", reference section 2)."""
@@ -73,22 +81,48 @@ def _tool_names(body: dict[str, Any]) -> tuple[set[str], set[str]]:
     return client, server
 
 
-def example_input(schema: Any) -> dict[str, Any]:
-    """A deterministic input for a tool's ``input_schema``: each required property gets a plain
-    value of its type (``"example"``, ``1``, ``True``, ``[]``, ``{}``), or its first ``enum`` value."""
-    if not isinstance(schema, dict):
-        return {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    values: dict[str, Any] = {}
-    for name in schema.get("required") or list(props)[:1]:
-        prop = props.get(name) if isinstance(props.get(name), dict) else {}
-        if prop.get("enum"):
-            values[name] = prop["enum"][0]
-            continue
-        values[name] = {
-            "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}, "null": None,
-        }.get(prop.get("type"), "example")
-    return values
+def _first_user_text(body: dict[str, Any]) -> str:
+    """The text of the first user message (the task), for meaningful generated values."""
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), {})
+    content = first.get("content")
+    if isinstance(content, str):
+        return content[:2_000]
+    if isinstance(content, list):
+        return " ".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))[:2_000]
+    return ""
+
+
+def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema the request asks the answer to follow, or None: ``output_config.format``
+    with ``type: "json_schema"`` (SDK ``OutputConfigParam``/``JSONOutputFormatParam``; what
+    ``messages.parse(output_format=Model)`` sends), else the beta's top-level ``output_format``."""
+    config = body.get("output_config")
+    fmt = config.get("format") if isinstance(config, dict) else None
+    if fmt is None:
+        fmt = body.get("output_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+        return fmt["schema"]
+    return None
+
+
+def structured_text(schema: dict[str, Any], body: dict[str, Any], seed: str) -> str:
+    """The JSON text (valid under ``schema``) the model answers with under structured outputs."""
+    prompt = _first_user_text(body)
+    value = value_for(schema, seed=f"{seed}/{prompt}", words=prompt)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _structured(blocks: list[dict[str, Any]], stop_reason: str | None, body: dict[str, Any],
+                seed: str) -> list[dict[str, Any]]:
+    """Blocks under structured outputs (see the module docstring); unchanged without a schema."""
+    schema = output_schema(body)
+    if schema is None or stop_reason == "refusal":
+        return blocks
+    if any(b.get("type") in ("tool_use", "server_tool_use") for b in blocks) or stop_reason == "pause_turn":
+        return [b for b in blocks if b.get("type") != "text"]
+    kept = [b for b in blocks if b.get("type") != "text"]
+    return [*kept, {"type": "text", "text": structured_text(schema, body, seed)}]
 
 
 def _last_user_has_text_after_results(messages: list[Any]) -> bool:
@@ -151,7 +185,8 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
                 None,
             )
             schema = next((t.get("input_schema") for t in body.get("tools") or [] if isinstance(t, dict) and t.get("name") == name), {})
-            calls = [{"type": "tool_use", "name": name, "input": example_input(schema)}] if name else []
+            calls = [{"type": "tool_use", "name": name,
+                      "input": tool_input(schema, seed=name, words=_first_user_text(body))}] if name else []
         blocks = calls  # the API prefills the call: no text before it
         if stop_reason in ("pause_turn", "end_turn"):
             stop_reason = None
@@ -261,6 +296,7 @@ def generate(
         blocks, stop_reason, stop_details = [], "end_turn", None
     else:
         blocks, stop_reason, stop_details = _shape(reply, body)
+        blocks = _structured(blocks, stop_reason, body, ids.seed)
     blocks = _assign_ids(blocks, model, ids)
 
     blocks, matched = _apply_stop_sequences(blocks, body.get("stop_sequences"))

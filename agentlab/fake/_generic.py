@@ -1,0 +1,336 @@
+"""The generic model: a scenario for anyone's agent loop, driven by the request's own tools.
+
+Modelled on pydantic-ai's ``TestModel`` (STYLE.md section 2; the idea, not its code): the
+model reads the ``tools`` the request carries (client tools; server tools are ignored), calls
+them with arguments valid under each ``input_schema`` (made by
+:mod:`~agentlab.fake._schema_values`, seeded by the scenario name, the tool and the prompt),
+reads the ``tool_result`` blocks, and ends with an ``end_turn`` answer that quotes what the
+tools returned. Without tools it answers plain text that refers to the prompt. It is a pure
+function of the request: same request, same reply; nothing comes from the clock.
+
+One *task* is what follows the last user message that carries text (a new question in a chat
+starts a new task). Within a task, per request:
+
+1. ``tool_choice`` first (reference 3.4): ``none`` answers in text; ``{"type": "tool", "name"}``
+   calls that tool; ``any`` calls the next planned tool, or the first tool again once the plan
+   is done (a loop that forces tool use every time never ends, as on the real API).
+2. An ``is_error`` result makes it react: the call is retried once with other arguments; a
+   second error gives up on that tool, and the final answer says it failed.
+3. Otherwise the next tool of the plan that has not been called yet: one call per assistant
+   turn, or all of them in one turn with ``parallel=True`` (unless the request sets
+   ``disable_parallel_tool_use``).
+4. After ``steps`` tool-calling turns, or when the plan is done: the final ``end_turn`` text.
+
+Which tools make the plan (``call_tools``):
+
+=============  ===================================================================================
+``"auto"``     the tools whose name or description shares a word with the prompt, in request
+               order; the first tool when none does (the default)
+``"first"``    the first client tool only
+``"all"``      every client tool, each once ("call every tool")
+``"none"``     no tool: always a text answer
+``[names]``    those tools, in the order given (names the request lacks are skipped)
+=============  ===================================================================================
+
+Under structured outputs the final text is replaced by schema-valid JSON (``_model``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ._replies import Reply, text, tool_uses
+from ._scenario import RunTool, Scenario, Turn
+from ._schema_values import prompt_words, tool_input
+
+__all__ = ["generic", "GenericOptions", "generic_policy", "DEFAULT_STEPS"]
+
+DEFAULT_STEPS = 10
+"""Tool-calling assistant turns per task before the generic model answers anyway."""
+
+QUOTE_CHARS = 500
+"""Characters of each tool result the final answer quotes (the rest is cut, with an ellipsis)."""
+
+MAX_QUOTED_CALLS = 20
+"""Tool calls the final answer lists (the last ones of the task)."""
+
+_PROMPT_CHARS = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenericOptions:
+    """What the generic model does, as data (see the module docstring)."""
+
+    call_tools: str | tuple[str, ...] = "auto"
+    """``"auto"``, ``"first"``, ``"all"``, ``"none"`` or a tuple of tool names."""
+    parallel: bool = False
+    """Call every planned tool in one assistant turn (parallel tool use) instead of one per turn."""
+    steps: int = DEFAULT_STEPS
+    """Most tool-calling assistant turns per task (retries included); then the final answer."""
+    final_text: str | None = None
+    """The final answer's text instead of the quoting summary; ``{prompt}`` and ``{results}`` in it
+    are replaced by the task's prompt and the summary of the tool results."""
+    retry_errors: bool = True
+    """Retry a call once, with other arguments, after an ``is_error`` result."""
+    seed: str = "generic"
+    """Seeds the generated arguments (the scenario name by default)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.call_tools, str):
+            if self.call_tools not in ("auto", "first", "all", "none"):
+                raise ValueError(f"call_tools must be 'auto', 'first', 'all', 'none' or a list of tool names, "
+                                 f"not {self.call_tools!r}")
+        elif not all(isinstance(n, str) for n in self.call_tools):
+            raise TypeError("call_tools: a list of tool names must hold strings only")
+        if not isinstance(self.steps, int) or isinstance(self.steps, bool) or self.steps < 0:
+            raise ValueError(f"steps must be a non-negative int, not {self.steps!r}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading the request
+# ----------------------------------------------------------------------------------------------
+
+
+def _safe(value: str) -> str:
+    """``value`` with lone surrogates replaced, so an echo of it always encodes."""
+    return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                       and isinstance(b.get("text"), str))
+    return ""
+
+
+def _short(value: str, limit: int) -> str:
+    value = " ".join(_safe(value).split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+@dataclass
+class _Call:
+    """One client tool call of the current task and its result (None while unanswered)."""
+
+    name: str
+    input: dict[str, Any]
+    result: str | None = None
+    is_error: bool = False
+    turn: int = 0
+
+
+def _task(turn: Turn) -> tuple[str, list[_Call], int]:
+    """(the task's prompt, its calls in order with their results, its tool-calling turns)."""
+    messages = [m for m in turn.messages if isinstance(m, dict)]
+    start = 0
+    for i, message in enumerate(messages):
+        if message.get("role") == "user" and _text_of(message.get("content")).strip():
+            start = i
+    prompt = _text_of(messages[start].get("content")) if messages else ""
+    calls: list[_Call] = []
+    by_id: dict[str, _Call] = {}
+    turns = 0
+    for message in messages[start + 1:]:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        if message.get("role") == "assistant":
+            uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+            turns += bool(uses)
+            for block in uses:
+                call = _Call(str(block.get("name")), block.get("input") if isinstance(block.get("input"), dict) else {},
+                             turn=turns)
+                calls.append(call)
+                if isinstance(block.get("id"), str):
+                    by_id[block["id"]] = call
+        elif message.get("role") == "user":
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    tool_use_id = block.get("tool_use_id")
+                    call = by_id.get(tool_use_id) if isinstance(tool_use_id, str) else None
+                    if call is not None:
+                        call.result = _text_of(block.get("content"))
+                        call.is_error = bool(block.get("is_error"))
+    return prompt, calls, turns
+
+
+def _client_tools(turn: Turn) -> list[dict[str, Any]]:
+    return [t for t in turn.tools if t.get("type") in (None, "custom") and isinstance(t.get("name"), str)]
+
+
+def _words(value: str) -> set[str]:
+    return {w.lower()[:5] for w in prompt_words(value, limit=64) if len(w) >= 3 and not w.isdigit()}
+
+
+def _split_name(name: str) -> str:
+    return " ".join(re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name))
+
+
+def _plan(tools: list[dict[str, Any]], options: GenericOptions, prompt: str) -> list[dict[str, Any]]:
+    """The tools the model means to call for this task, in order."""
+    if not tools:
+        return []
+    choice = options.call_tools
+    if choice == "none":
+        return []
+    if choice == "first":
+        return tools[:1]
+    if choice == "all":
+        return list(tools)
+    if choice == "auto":
+        asked = _words(prompt)
+        relevant = [t for t in tools
+                    if asked & _words(f"{_split_name(t['name'])} {t.get('description') if isinstance(t.get('description'), str) else ''}")]
+        return relevant or tools[:1]
+    by_name = {t["name"]: t for t in tools}
+    return [by_name[n] for n in choice if n in by_name]
+
+
+# ----------------------------------------------------------------------------------------------
+# The replies
+# ----------------------------------------------------------------------------------------------
+
+
+def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int) -> dict[str, Any]:
+    seed = f"{options.seed}/{tool['name']}/{attempt}"
+    return tool_input(tool.get("input_schema"), seed=seed, words=_safe(prompt))
+
+
+def _summary(calls: Sequence[_Call]) -> str:
+    """One line per call of the task: what it returned, or how it failed."""
+    lines = []
+    for call in list(calls)[-MAX_QUOTED_CALLS:]:
+        args = _short(json.dumps(call.input, ensure_ascii=False), 120)
+        said = _short(call.result or "", QUOTE_CHARS) or "(empty)"
+        verb = "failed" if call.is_error else "returned"
+        lines.append(f"- {call.name}({args}) {verb}: {said}")
+    return "\n".join(lines)
+
+
+def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options: GenericOptions,
+           *, reason: str = "") -> Reply:
+    asked = _short(prompt, _PROMPT_CHARS) or "(no text)"
+    summary = _summary([c for c in calls if c.result is not None])
+    if options.final_text is not None:
+        return text(options.final_text.replace("{prompt}", asked).replace("{results}", summary) or summary or asked)
+    if summary:
+        failed = sorted({c.name for c in calls if c.is_error} - {c.name for c in calls if c.result is not None and not c.is_error})
+        tail = f"\n{', '.join(failed)} failed; I could not get that part done." if failed else ""
+        head = f"Here is what the tools returned for “{asked}”:"
+        if reason:
+            head = f"{reason} {head}"
+        return text(f"{head}\n{summary}{tail}")
+    if tools:
+        why = reason or "I answered without calling a tool."
+        return text(f"You asked: “{asked}”. {why}")
+    return text(f"You asked: “{asked}”. No tools came with this request, so this text is my whole answer.")
+
+
+def generic_policy(options: GenericOptions) -> "Any":
+    """The policy (``Turn -> Reply``) of a generic model with ``options``."""
+
+    def policy(turn: Turn) -> Reply:
+        tools = _client_tools(turn)
+        prompt, calls, turns = _task(turn)
+        choice = turn.tool_choice if isinstance(turn.tool_choice, dict) else {}
+        kind = choice.get("type", "auto")
+        one_at_a_time = not options.parallel or bool(choice.get("disable_parallel_tool_use"))
+        by_name = {t["name"]: t for t in tools}
+
+        def attempts(name: str) -> int:
+            return sum(1 for c in calls if c.name == name)
+
+        def call(tool: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]))
+
+        if not tools or kind == "none":
+            reason = "Tool use is turned off for this request, so I answered in text." if tools else ""
+            return _final(prompt, calls, tools, options, reason=reason)
+        if kind == "tool" and isinstance(choice.get("name"), str) and choice["name"] in by_name:
+            return tool_uses(call(by_name[choice["name"]]))
+
+        plan = _plan(tools, options, prompt)
+        last_turn = max((c.turn for c in calls), default=0)
+        retries: list[dict[str, Any]] = []
+        if options.retry_errors:
+            for c in calls:
+                if c.turn == last_turn and c.is_error and c.name in by_name and attempts(c.name) < 2:
+                    if by_name[c.name] not in retries:
+                        retries.append(by_name[c.name])
+        called = {c.name for c in calls}
+        fresh = [t for t in plan if t["name"] not in called]
+        todo = retries + fresh
+        if turns >= options.steps and kind == "auto":
+            return _final(prompt, calls, tools, options, reason=f"I stopped after {options.steps} tool-calling turns.")
+        if not todo:
+            if kind != "any":
+                return _final(prompt, calls, tools, options)
+            todo = plan[:1] or tools[:1]  # forced: the model must call something
+        chosen = todo[:1] if one_at_a_time else todo
+        return tool_uses(*(call(t) for t in chosen))
+
+    policy.__doc__ = f"The generic model's policy ({options})."
+    return policy
+
+
+def generic(
+    call_tools: str | Sequence[str] = "auto",
+    *,
+    parallel: bool = False,
+    steps: int = DEFAULT_STEPS,
+    final_text: str | None = None,
+    retry_errors: bool = True,
+    name: str = "generic",
+    prompt: str = "",
+    tools: Sequence[dict[str, Any]] = (),
+    run_tool: RunTool | None = None,
+    runaway_after: int = 20,
+    description: str = "",
+    description_es: str = "",
+    extra: dict[str, Any] | None = None,
+) -> Scenario:
+    """A :class:`Scenario` on the generic model (see the module docstring for what it does).
+
+    Args:
+        call_tools: ``"auto"`` (tools the prompt mentions, else the first), ``"first"``,
+            ``"all"`` (call every tool), ``"none"``, or a list of tool names.
+        parallel: call the planned tools in one assistant turn instead of one per turn.
+        steps: most tool-calling assistant turns per task (retries included), then the final
+            answer. The runaway guard allows ``steps + 1`` requests per run, plus ``runaway_after``.
+        final_text: the final answer's text (``{prompt}`` and ``{results}`` are filled in);
+            default: a summary that quotes each tool result.
+        retry_errors: retry a call once with other arguments after an ``is_error`` result.
+        name: the scenario's name (it also seeds ids and arguments).
+        prompt, tools, run_tool: what a lesson or test may use to drive it (the model itself
+            reads the tools from each request, not from here).
+        runaway_after: requests past ``steps + 1`` before :class:`agentlab.RunawayLoop`.
+        description, description_es: one line each (defaults say what it does).
+        extra: the scenario's ``extra`` (see ``_catalogue``).
+
+    Returns:
+        A ``Scenario`` whose policy is :func:`generic_policy`.
+
+    Raises:
+        ValueError: an unknown ``call_tools`` word, or a negative ``steps``.
+        TypeError: a ``call_tools`` list holding something other than names.
+    """
+    names = call_tools if isinstance(call_tools, str) else tuple(call_tools)
+    options = GenericOptions(call_tools=names, parallel=parallel, steps=steps, final_text=final_text,
+                             retry_errors=retry_errors, seed=name)
+    return Scenario(
+        name=name,
+        description=description or "The generic model: calls the request's own tools with schema-valid arguments, then quotes their results (end_turn).",
+        description_es=description_es or "El modelo genérico: llama a las herramientas de la propia petición con argumentos válidos según su esquema y cita sus resultados (end_turn).",
+        prompt=prompt,
+        tools=tuple(tools),
+        policy=generic_policy(options),
+        run_tool=run_tool,
+        needed_requests=steps + 1,
+        runaway_after=runaway_after,
+        extra=dict(extra or {}),
+    )

@@ -1,0 +1,431 @@
+"""The generic model: real tool loops with their own tools, tool_choice, is_error, options,
+the runaway guard, determinism, and the journal's warning about tools never called."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+import agentlab
+from agentlab import RunawayLoop
+from agentlab.fake import GenericOptions, Scenario, generic
+from agentlab.fake._catalogue import WEATHER_TOOL
+
+MODEL = "claude-sonnet-5"
+
+CALCULATOR = {
+    "name": "calculator",
+    "description": "Evaluate an arithmetic expression.",
+    "input_schema": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
+}
+CUSTOMER = {
+    "name": "get_customer",
+    "description": "Look up a customer record by customer id.",
+    "input_schema": {"type": "object", "properties": {
+        "customer_id": {"type": "string", "pattern": "^C\\d{4}$"},
+        "fields": {"type": "array", "items": {"enum": ["name", "email", "plan"]}, "minItems": 1, "uniqueItems": True},
+    }, "required": ["customer_id"]},
+}
+EMAIL = {
+    "name": "send_email",
+    "description": "Send an email message.",
+    "input_schema": {"type": "object", "properties": {
+        "to": {"type": "string", "format": "email"}, "subject": {"type": "string", "maxLength": 60},
+        "body": {"type": "string"}, "cc": {"type": ["array", "null"], "items": {"type": "string", "format": "email"}},
+        "priority": {"type": "integer", "minimum": 1, "maximum": 5},
+    }, "required": ["to", "subject", "body", "priority"], "additionalProperties": False},
+}
+THREE = [CALCULATOR, CUSTOMER, EMAIL]
+
+
+def run_three(name: str, tool_input: dict) -> str:
+    if name == "calculator":
+        return "84"
+    if name == "get_customer":
+        return json.dumps({"id": tool_input["customer_id"], "name": "Ada Lovelace", "plan": "pro"})
+    if name == "send_email":
+        return f"queued message to {tool_input['to']}"
+    raise ValueError(f"unknown tool: {name}")
+
+
+def run_weather(name: str, tool_input: dict) -> str:
+    if name == "get_weather":
+        return f"Weather in {tool_input['city']}: 95F, sunny"
+    raise ValueError(f"Unknown tool: {name}")
+
+
+def agent_loop(client: Any, prompt: str, tools: list[dict], run_tool: Any, **params: Any) -> str:
+    """The README's loop (seed 002), with tool errors returned as is_error results."""
+    messages: list[dict] = [{"role": "user", "content": prompt}]
+    while True:
+        response = client.messages.create(model=MODEL, max_tokens=1024, tools=tools, messages=messages, **params)
+        if response.stop_reason == "end_turn":
+            return "".join(b.text for b in response.content if b.type == "text")
+        if response.stop_reason != "tool_use":
+            raise RuntimeError(f"Stopped early: {response.stop_reason}")
+        results = []
+        for b in response.content:
+            if b.type != "tool_use":
+                continue
+            try:
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+            except Exception as exc:  # noqa: BLE001 - a failing tool becomes an is_error result
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": str(exc), "is_error": True})
+        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "user", "content": results})
+
+
+def calls(journal: Any) -> list[tuple[str, dict]]:
+    return [(b["name"], b["input"]) for e in journal.steps for b in e.content if b["type"] == "tool_use"]
+
+
+def assert_inputs_valid(journal: Any, tools: list[dict]) -> None:
+    schemas = {t["name"]: t["input_schema"] for t in tools}
+    for name, tool_input in calls(journal):
+        jsonschema.Draft202012Validator(schemas[name], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(tool_input)
+
+
+# ----------------------------------------------------------------------------------------------
+# The default client, the README's loop
+# ----------------------------------------------------------------------------------------------
+
+
+def test_generic_is_the_default_of_every_client_maker(fake_anthropic):
+    assert agentlab.journal(agentlab.fake_client()).scenario == "generic"
+    assert agentlab.journal(agentlab.fake_async_client()).scenario == "generic"
+    assert agentlab.journal(agentlab.client()).scenario == "generic"
+    fake_anthropic()
+    assert fake_anthropic.journal.scenario == "generic"
+    assert "generic" in agentlab.scenarios()
+
+
+def test_the_readme_loop_calls_its_own_tool_and_the_answer_quotes_the_result(fake_anthropic):
+    client = fake_anthropic()
+    answer = agent_loop(client, "What should I wear in Austin today?", [WEATHER_TOOL], run_weather)
+    journal = fake_anthropic.journal
+    assert journal.stop_reasons == ["tool_use", "end_turn"]
+    assert calls(journal) == [("get_weather", {"city": "Austin"})]
+    assert "Weather in Austin: 95F, sunny" in answer and "What should I wear in Austin today?" in answer
+    assert journal.warnings == [] and journal.unused_tools == []
+
+
+def test_three_unrelated_tools_each_called_once_with_call_every_tool():
+    client = agentlab.fake_client(generic(call_tools="all"))
+    answer = agent_loop(client, "Work out 12 * 7, look up customer C1042 and email them the result.", THREE, run_three)
+    journal = agentlab.journal(client)
+    assert [name for name, _ in calls(journal)] == ["calculator", "get_customer", "send_email"]
+    assert journal.stop_reasons == ["tool_use", "tool_use", "tool_use", "end_turn"]
+    assert_inputs_valid(journal, THREE)
+    assert calls(journal)[0][1] == {"expression": "12 * 7"}
+    assert "calculator" in answer and "84" in answer and "Ada Lovelace" in answer and "queued message" in answer
+    assert journal.warnings == []
+
+
+def test_auto_calls_the_tools_the_prompt_is_about_and_the_journal_warns_about_the_rest():
+    client = agentlab.fake_client()
+    agent_loop(client, "Please evaluate this arithmetic: 6 * 7", THREE, run_three)
+    journal = agentlab.journal(client)
+    assert [name for name, _ in calls(journal)] == ["calculator"]
+    assert journal.unused_tools == ["get_customer", "send_email"]
+    assert "warning: tools sent with the requests but never called in this run: get_customer, send_email" in str(journal)
+    assert "nunca llamadas en esta ejecución: get_customer, send_email" in journal.to_text(lang="es")
+    assert journal.warnings_in("es") == ["aviso: herramientas enviadas en las peticiones pero nunca llamadas en esta "
+                                         "ejecución: get_customer, send_email (nada en esta ejecución las probó)."]
+    assert "get_customer, send_email" in journal._repr_html_()
+    assert journal.to_dict()["unused_tools"] == ["get_customer", "send_email"]
+
+
+def test_the_warning_is_for_any_scenario_given_tools_it_never_calls():
+    client = agentlab.fake_client("weather")
+    agent_loop(client, "What should I wear in Austin today?", [WEATHER_TOOL, EMAIL], run_weather)
+    assert agentlab.journal(client).unused_tools == ["send_email"]
+    plain = agentlab.fake_client("weather")
+    agent_loop(plain, "What should I wear in Austin today?", [WEATHER_TOOL], run_weather)
+    assert agentlab.journal(plain).warnings == []
+    assert "warning" not in str(agentlab.journal(plain))
+
+
+def test_parallel_calls_in_one_turn_and_disable_parallel_tool_use_wins():
+    client = agentlab.fake_client(generic(call_tools="all", parallel=True))
+    agent_loop(client, "Do everything.", THREE, run_three)
+    journal = agentlab.journal(client)
+    assert journal.stop_reasons == ["tool_use", "end_turn"]
+    assert len(journal.step(0).content) == 3
+    one = agentlab.fake_client(generic(call_tools="all", parallel=True))
+    agent_loop(one, "Do everything.", THREE, run_three, tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    assert agentlab.journal(one).stop_reasons == ["tool_use"] * 3 + ["end_turn"]
+
+
+def test_a_list_of_names_calls_those_in_that_order():
+    client = agentlab.fake_client(generic(call_tools=["send_email", "calculator", "not_sent"]))
+    agent_loop(client, "Hello", THREE, run_three)
+    assert [name for name, _ in calls(agentlab.journal(client))] == ["send_email", "calculator"]
+    first = agentlab.fake_client(generic(call_tools="first"))
+    agent_loop(first, "Hello", THREE, run_three)
+    assert [name for name, _ in calls(agentlab.journal(first))] == ["calculator"]
+
+
+def test_an_is_error_result_is_retried_once_with_other_arguments_then_reported_failed():
+    attempts: list[dict] = []
+
+    def failing(name: str, tool_input: dict) -> str:
+        attempts.append(tool_input)
+        raise ConnectionError("mail server down (503)")
+
+    client = agentlab.fake_client(generic(call_tools=["send_email"]))
+    answer = agent_loop(client, "Email the team about the outage.", THREE, failing)
+    assert len(attempts) == 2 and attempts[0] != attempts[1]
+    assert agentlab.journal(client).stop_reasons == ["tool_use", "tool_use", "end_turn"]
+    assert "send_email failed" in answer and "mail server down (503)" in answer
+    assert "could not get that part done" in answer
+
+
+def test_a_tool_that_recovers_on_the_retry_is_reported_as_returned():
+    seen: list[int] = []
+
+    def flaky(name: str, tool_input: dict) -> str:
+        seen.append(1)
+        if len(seen) == 1:
+            raise TimeoutError("timed out")
+        return "84"
+
+    client = agentlab.fake_client(generic(call_tools=["calculator"]))
+    answer = agent_loop(client, "12 * 7?", THREE, flaky)
+    assert "calculator" in answer and "returned: 84" in answer and "could not" not in answer
+
+
+def test_tool_choice_none_tool_and_any():
+    messages = [{"role": "user", "content": "What should I wear in Austin today?"}]
+    client = agentlab.fake_client()
+    none = client.messages.create(model=MODEL, max_tokens=512, tools=THREE, messages=messages, tool_choice={"type": "none"})
+    assert none.stop_reason == "end_turn" and none.content[0].type == "text"
+    assert "Tool use is turned off" in none.content[0].text
+    named = client.messages.create(model=MODEL, max_tokens=512, tools=THREE, messages=messages,
+                                   tool_choice={"type": "tool", "name": "send_email"})
+    assert [(b.type, b.name) for b in named.content] == [("tool_use", "send_email")]
+    jsonschema.validate(named.content[0].input, EMAIL["input_schema"])
+    # `any` after the plan is done still calls a tool: forced tool use never ends by itself.
+    done = [*messages, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "calculator",
+                                                           "input": {"expression": "1"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"}]}]
+    auto = client.messages.create(model=MODEL, max_tokens=512, tools=THREE, messages=done, tool_choice={"type": "auto"})
+    assert auto.stop_reason == "end_turn"
+    forced = client.messages.create(model=MODEL, max_tokens=512, tools=THREE, messages=done, tool_choice={"type": "any"})
+    assert forced.stop_reason == "tool_use" and [b.type for b in forced.content] == ["tool_use"]
+
+
+def test_without_tools_it_answers_text_about_the_prompt():
+    client = agentlab.fake_client()
+    reply = client.messages.create(model=MODEL, max_tokens=256,
+                                   messages=[{"role": "user", "content": "Tell me a fact about otters."}])
+    assert reply.stop_reason == "end_turn"
+    assert "Tell me a fact about otters." in reply.content[0].text
+    assert "No tools came with this request" in reply.content[0].text
+
+
+def test_steps_bound_the_tool_calling_turns_and_the_request_budget():
+    scenario = generic(call_tools="all", steps=2)
+    assert scenario.needed_requests == 3
+    client = agentlab.fake_client(scenario)
+    answer = agent_loop(client, "Do everything.", THREE, run_three)
+    assert agentlab.journal(client).stop_reasons == ["tool_use", "tool_use", "end_turn"]
+    assert answer.startswith("I stopped after 2 tool-calling turns.")
+
+
+def test_final_text_is_used_with_its_placeholders():
+    client = agentlab.fake_client(generic(final_text="Done with {prompt}!\n{results}"))
+    answer = agent_loop(client, "What should I wear in Austin today?", [WEATHER_TOOL], run_weather)
+    assert answer.startswith("Done with What should I wear in Austin today?!\n- get_weather(")
+
+
+def test_a_loop_that_never_stops_is_stopped_by_the_runaway_guard():
+    client = agentlab.fake_client()
+    messages = [{"role": "user", "content": "What should I wear in Austin today?"}]
+    with pytest.raises(RunawayLoop):
+        for _ in range(200):  # re-sends the same request forever: never appends the turn
+            client.messages.create(model=MODEL, max_tokens=256, tools=[WEATHER_TOOL], messages=messages)
+    assert len(agentlab.journal(client).steps) <= get_budget() + 1
+
+
+def get_budget() -> int:
+    scenario = agentlab.fake.get_scenario("generic")
+    return scenario.request_budget + scenario.runaway_after
+
+
+def test_a_forced_tool_loop_is_stopped_too():
+    client = agentlab.fake_client()
+    with pytest.raises(RunawayLoop):
+        agent_loop(client, "Hi", THREE, run_three, tool_choice={"type": "any"})
+
+
+def test_same_requests_same_bytes_and_a_new_question_starts_a_new_task():
+    def transcript() -> list[Any]:
+        client = agentlab.fake_client(generic(call_tools="all"))
+        agent_loop(client, "Work out 12 * 7 and email customer C1042.", THREE, run_three)
+        return [e.to_dict() for e in agentlab.journal(client).steps]
+
+    assert transcript() == transcript()
+    client = agentlab.fake_client()
+    first = agent_loop(client, "What should I wear in Austin today?", [WEATHER_TOOL], run_weather)
+    messages = [{"role": "user", "content": "What should I wear in Austin today?"},
+                {"role": "assistant", "content": first},
+                {"role": "user", "content": "And in Lima?"}]
+    again = client.messages.create(model=MODEL, max_tokens=512, tools=[WEATHER_TOOL], messages=messages)
+    assert again.stop_reason == "tool_use" and again.content[0].input == {"city": "Lima"}
+
+
+def test_async_and_streamed_runs_match_the_sync_run():
+    prompt = "Work out 12 * 7 and email customer C1042."
+    sync = agentlab.fake_client(generic(call_tools="all"))
+    agent_loop(sync, prompt, THREE, run_three)
+
+    async def aloop(client: Any) -> None:
+        messages: list[dict] = [{"role": "user", "content": prompt}]
+        while True:
+            async with client.messages.stream(model=MODEL, max_tokens=1024, tools=THREE, messages=messages) as stream:
+                response = await stream.get_final_message()
+            if response.stop_reason != "tool_use":
+                return
+            results = [{"type": "tool_result", "tool_use_id": b.id, "content": run_three(b.name, b.input)}
+                       for b in response.content if b.type == "tool_use"]
+            messages += [{"role": "assistant", "content": response.content}, {"role": "user", "content": results}]
+
+    aclient = agentlab.fake_async_client(generic(call_tools="all"))
+    asyncio.run(aloop(aclient))
+    assert [e.response for e in agentlab.journal(aclient).steps] == [e.response for e in agentlab.journal(sync).steps]
+
+
+def test_strict_tools_get_schema_valid_inputs():
+    strict = {**EMAIL, "strict": True}
+    client = agentlab.fake_client(generic(call_tools="all"))
+    agent_loop(client, "Send the weekly report to the team", [strict], run_three)
+    assert_inputs_valid(agentlab.journal(client), [strict])
+
+
+def test_thinking_on_still_runs_the_loop():
+    client = agentlab.fake_client(generic(call_tools="all"))
+    messages: list[dict] = [{"role": "user", "content": "Work out 12 * 7."}]
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    first = client.messages.create(model=MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages, thinking=thinking)
+    assert [b.type for b in first.content] == ["thinking", "tool_use"]
+    messages += [{"role": "assistant", "content": first.content},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "84"}]}]
+    second = client.messages.create(model=MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages, thinking=thinking)
+    assert second.stop_reason == "end_turn" and "84" in second.content[-1].text
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="call_tools"):
+        generic(call_tools="every")
+    with pytest.raises(ValueError, match="steps"):
+        generic(steps=-1)
+    with pytest.raises(TypeError):
+        GenericOptions(call_tools=("a", 3))  # type: ignore[arg-type]
+    assert isinstance(generic(), Scenario) and generic().name == "generic"
+
+
+def test_hostile_tool_definitions_never_break_the_reply():
+    hostile = [
+        {"name": "a", "input_schema": {"type": "object", "properties": {"x": {"type": ["string", "null"]}}, "required": ["x"]}},
+        {"name": "b", "input_schema": {"type": "object", "properties": {"x": {"enum": ["p", "q"]}, "y": {"maximum": 1e308}},
+                                       "required": ["x", "y", "z"]}},
+        {"name": "c", "input_schema": {"type": "object", "$defs": {"T": {"type": "object", "properties": {
+            "kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}}, "required": ["kids"]}},
+            "properties": {"tree": {"$ref": "#/$defs/T"}}, "required": ["tree"]}},
+    ]
+    client = agentlab.fake_client(generic(call_tools="all"))
+    agent_loop(client, "Go", hostile, lambda name, args: "ok")
+    assert [name for name, _ in calls(agentlab.journal(client))] == ["a", "b", "c"]
+
+
+def test_a_lone_surrogate_in_the_prompt_is_never_echoed():
+    from agentlab.fake._scenario import Turn
+
+    turn = Turn(messages=({"role": "user", "content": "Go \ud800 now"},), index=0, model=MODEL, system=None,
+                tools=(), tool_choice=None, max_tokens=100)
+    reply = generic().reply_for(turn)
+    reply.content[0]["text"].encode("utf-8")
+    assert "Go ? now" in reply.content[0]["text"]
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    """The README's "Test your own agent loop" files, run by pytest with the plugin."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Test your own agent loop with the fake", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    files = {"my_agent.py": blocks[0], "test_my_agent.py": blocks[1]}
+    assert blocks[0].startswith("# my_agent.py") and blocks[1].startswith("# test_my_agent.py")
+    for name, body in files.items():
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    (tmp_path / "plain.py").write_text(blocks[3], encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(tmp_path)])}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",  # the plugin loads by its entry point
+                             str(tmp_path / "test_my_agent.py")], capture_output=True, text=True, env=env, cwd=tmp_path,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+    plain = subprocess.run([sys.executable, str(tmp_path / "plain.py")], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert "Weather in Austin: 95F, sunny" in plain.stdout and "Journal of scenario 'generic'" in plain.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# Property-based: any tools, any point of the conversation
+# ----------------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.test_schema_values import SCHEMAS  # noqa: E402
+
+
+@st.composite
+def _turns(draw):
+    from agentlab.fake._scenario import Turn
+
+    count = draw(st.integers(1, 4))
+    tools = tuple({"name": f"tool_{i}", "description": draw(st.sampled_from(["", "Look up a city", "Send mail"])),
+                   "input_schema": {"type": "object", "properties": {"arg": draw(SCHEMAS)}, "required": ["arg"]}}
+                  for i in range(count))
+    messages: list[dict] = [{"role": "user", "content": draw(st.text(max_size=40)) or "hi"}]
+    for k in range(draw(st.integers(0, 3))):
+        name = f"tool_{draw(st.integers(0, count - 1))}"
+        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k}", "name": name, "input": {}}]})
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}",
+                                                      "content": draw(st.text(max_size=20)), "is_error": draw(st.booleans())}]})
+    choice = draw(st.sampled_from([None, {"type": "auto"}, {"type": "any"}, {"type": "none"},
+                                   {"type": "tool", "name": "tool_0"}, {"type": "auto", "disable_parallel_tool_use": True}]))
+    return Turn(messages=tuple(messages), index=len(messages) // 2, model=MODEL, system=None, tools=tools,
+                tool_choice=choice, max_tokens=1024)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=_turns(), call_tools=st.sampled_from(["auto", "all", "first", "none", ("tool_1", "tool_0")]),
+       parallel=st.booleans())
+def test_the_policy_never_raises_and_calls_only_request_tools_with_valid_inputs(turn, call_tools, parallel):
+    scenario = generic(call_tools=call_tools, parallel=parallel, steps=3)
+    first = scenario.reply_for(turn)
+    assert first == scenario.reply_for(turn)  # pure
+    schemas = {t["name"]: t["input_schema"] for t in turn.tools}
+    uses = [b for b in first.content if b["type"] == "tool_use"]
+    for block in uses:
+        jsonschema.Draft202012Validator(schemas[block["name"]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(block["input"])
+    kind = (turn.tool_choice or {}).get("type", "auto")
+    if kind == "none":
+        assert not uses
+    if kind in ("any", "tool"):
+        assert len(uses) >= 1
+    if not uses:
+        assert [b["type"] for b in first.content] == ["text"] and first.content[0]["text"].strip()
