@@ -306,15 +306,19 @@ def test_strict_tools_get_schema_valid_inputs():
     assert_inputs_valid(agentlab.journal(client), [strict])
 
 
+MANUAL_THINKING_MODEL = "claude-sonnet-4-6"  # thinking.type "enabled" is a 400 on claude-opus-4-7 and later (rule 24a)
+
+
 def test_thinking_on_still_runs_the_loop():
     client = agentlab.fake_client(generic(call_tools="all"))
     messages: list[dict] = [{"role": "user", "content": "Work out 12 * 7."}]
-    thinking = {"type": "enabled", "budget_tokens": 1024}
-    first = client.messages.create(model=MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages, thinking=thinking)
+    thinking = {"type": "enabled", "budget_tokens": 1024}  # manual thinking: a model that still takes it
+    first = client.messages.create(model=MANUAL_THINKING_MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages, thinking=thinking)
     assert [b.type for b in first.content] == ["thinking", "tool_use"]
     messages += [{"role": "assistant", "content": first.content},
                  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[1].id, "content": "84"}]}]
-    second = client.messages.create(model=MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages, thinking=thinking)
+    second = client.messages.create(model=MANUAL_THINKING_MODEL, max_tokens=2048, tools=[CALCULATOR], messages=messages,
+                                    thinking=thinking)
     assert second.stop_reason == "end_turn" and "84" in second.content[-1].text
 
 

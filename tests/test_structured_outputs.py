@@ -153,8 +153,9 @@ def test_refusal_keeps_its_text_and_a_cut_leaves_incomplete_json():
 def test_scripted_thinking_stays_first_and_the_text_becomes_json():
     scenario = Scenario(name="t", replies=(reply({"type": "thinking", "thinking": "Hmm."}, {"type": "text", "text": "Free text."}),))
     client = agentlab.fake_client(scenario)
-    message = client.messages.create(model=MODEL, max_tokens=2048, messages=PROMPT, output_config=OUTPUT_CONFIG,
-                                     thinking={"type": "enabled", "budget_tokens": 1024})
+    # manual thinking on a model that still takes it (rule 24a rejects it on claude-opus-4-7 and later)
+    message = client.messages.create(model="claude-sonnet-4-6", max_tokens=2048, messages=PROMPT,
+                                     output_config=OUTPUT_CONFIG, thinking={"type": "enabled", "budget_tokens": 1024})
     assert [b.type for b in message.content] == ["thinking", "text"]
     jsonschema.validate(json.loads(message.content[1].text), SCHEMA)
 
