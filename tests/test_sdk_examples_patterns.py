@@ -309,13 +309,23 @@ def test_deferred_tool_is_found_by_the_search_tool_then_called() -> None:
 
 
 def test_thinking_enabled_with_a_budget_gives_a_signed_thinking_block_then_text() -> None:
+    """thinking.py's request, on a model that takes manual thinking (Haiku 4.5: "Extended" in the docs' table)."""
     client = agentlab.fake_client()
-    response = client.messages.create(model=MODEL, max_tokens=3200,
+    response = client.messages.create(model="claude-haiku-4-5", max_tokens=3200,
                                       thinking={"type": "enabled", "budget_tokens": 1600},
                                       messages=[{"role": "user", "content": "Create a haiku about Anthropic."}])
     kinds = [b.type for b in response.content]
     assert kinds[0] == "thinking" and kinds[-1] == "text"
     assert response.content[0].thinking and response.content[0].signature
+
+
+def test_thinking_enabled_on_sonnet_5_is_the_apis_400() -> None:
+    """thinking.py and thinking_stream.py send ``enabled`` to claude-sonnet-5, which the API rejects: "manual
+    extended thinking now returns a 400 error" (Sonnet 5 overview, platform.claude.com/docs/.../sonnet-5)."""
+    client = agentlab.fake_client()
+    with pytest.raises(anthropic.BadRequestError, match='"thinking.type.enabled" is not supported for this model'):
+        client.messages.create(model=MODEL, max_tokens=3200, thinking={"type": "enabled", "budget_tokens": 1600},
+                               messages=[{"role": "user", "content": "Create a haiku about Anthropic."}])
 
 
 def test_adaptive_thinking_in_a_tool_loop_keeps_thinking_and_calls_the_tools() -> None:
@@ -336,7 +346,8 @@ def test_adaptive_thinking_in_a_tool_loop_keeps_thinking_and_calls_the_tools() -
 
 def test_thinking_stream_gives_thinking_events_before_text_events() -> None:
     client = agentlab.fake_client()
-    with client.messages.stream(model=MODEL, max_tokens=3200, thinking={"type": "enabled", "budget_tokens": 1600},
+    with client.messages.stream(model="claude-haiku-4-5", max_tokens=3200,
+                                thinking={"type": "enabled", "budget_tokens": 1600},
                                 messages=[{"role": "user", "content": "Create a haiku about Anthropic."}]) as stream:
         kinds = [e.type for e in stream if e.type in ("thinking", "text")]
     assert kinds and kinds[0] == "thinking" and kinds[-1] == "text"
@@ -482,7 +493,9 @@ def test_models_list_and_retrieve_know_every_current_sdk_model() -> None:
     listed = [m.id for m in client.models.list(limit=5)]  # auto-pagination over pages of 5
     ids = set(typing.get_args(typing.get_args(anthropic.types.Model)[0]))
     not_deprecated = ids - set(DEPRECATED_MODELS)  # ids with no end-of-life date in the SDK's data
-    assert not_deprecated <= set(listed) <= ids
+    assert set(listed) <= ids
+    # an alias (claude-haiku-4-5) is retrieved as the dated id the list shows (claude-haiku-4-5-20251001)
+    assert {client.models.retrieve(model_id).id for model_id in not_deprecated} <= set(listed)
     assert len(listed) == len(set(listed))
     info = client.models.retrieve("claude-opus-5-5")
     assert info.id == "claude-opus-5-5" and info.type == "model" and info.display_name
