@@ -9,6 +9,7 @@ model must answer it, call each of the agent's tools at least once and end quoti
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -81,6 +82,28 @@ def test_agent_sends_what_pydantic_ai_sends_to_the_real_api() -> None:
     assert first["model"] == MODEL
     assert first["max_tokens"] >= 64000  # pydantic-ai asks for the model's whole output cap
     assert {t["name"] for t in first["tools"]} == {"lookup_order", "stock_level", "shipping_quote"}
+
+
+def test_streamed_agent_run_on_another_catalogue_model() -> None:
+    """``run_stream`` (SSE) with the agent's tools, on claude-opus-5-5 (a 128K-output model)."""
+    client = agentlab.fake_async_client()
+    agent = Agent(AnthropicModel("claude-opus-5-5", provider=AnthropicProvider(anthropic_client=client)))
+
+    @agent.tool_plain
+    def lookup_order(order_id: str) -> str:
+        """Look up an order by its id."""
+        return f"order {order_id}: shipped on 3 March"
+
+    async def go() -> str:
+        async with agent.run_stream("Where is order A-1042?") as run:
+            return "".join([piece async for piece in run.stream_text(delta=True)])
+
+    streamed = asyncio.run(go())
+    journal = agentlab.journal(client)
+    assert all(e.stream for e in journal.steps) and journal.stop_reasons == ["tool_use", "end_turn"]
+    assert journal.step(0).request["max_tokens"] == 128000
+    assert "shipped on 3 March" in streamed
+    assert [b["name"] for b in tool_uses(client)] == ["lookup_order"]
 
 
 class OrderSummary(pydantic.BaseModel):
