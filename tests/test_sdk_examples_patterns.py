@@ -469,7 +469,9 @@ def test_client_side_fallback_after_not_found_and_overloaded() -> None:
         raise last
 
     client = agentlab.fake_client(max_retries=0)
-    assert ask(client, ["claude-mythos-preview", MODEL]).model == MODEL  # retired 30 June 2026 (SDK data)
+    with pytest.warns(DeprecationWarning, match="end-of-life on June 30th, 2026"):  # the SDK's own warning
+        answered = ask(client, ["claude-mythos-preview", MODEL])  # retired 30 June 2026 (SDK data): 404
+    assert answered.model == MODEL
     assert [e.status for e in agentlab.journal(client).steps] == [404, 200]
     overloaded = agentlab.fake_client("overloaded", max_retries=0)
     with pytest.raises(anthropic.InternalServerError) as info:
