@@ -1,0 +1,156 @@
+"""Agent frameworks on the fake: pydantic-ai with its default settings (issue 10, item 6).
+
+The recipe of the README's "With pydantic-ai": ``AnthropicProvider(anthropic_client=
+agentlab.fake_async_client())`` under an ``AnthropicModel`` under an ``Agent`` that brings its own
+tools. Nothing else is configured: pydantic-ai sends what it sends to the real API (its own
+``max_tokens``, its own output tool for ``output_type=``), and the fake's schema-driven default
+model must answer it, call each of the agent's tools at least once and end quoting their results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pydantic
+from pydantic_ai import Agent, ToolOutput
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+
+import agentlab
+
+MODEL = "claude-sonnet-5"
+
+
+def recipe_agent(**agent_kwargs):
+    """The README recipe: a fake async client, the provider, the model, an Agent with three tools."""
+    client = agentlab.fake_async_client()
+    model = AnthropicModel(MODEL, provider=AnthropicProvider(anthropic_client=client))
+    agent = Agent(model, instructions="You are a support agent for a tea shop.", **agent_kwargs)
+    ran: list[tuple[str, dict]] = []
+
+    @agent.tool_plain
+    def lookup_order(order_id: str) -> str:
+        """Look up an order by its id and return its status."""
+        ran.append(("lookup_order", {"order_id": order_id}))
+        return "order A-1042: 2 packs of Green Tea, shipped on 3 March"
+
+    @agent.tool_plain
+    def stock_level(product: str, warehouse: int = 1) -> int:
+        """How many units of a product a warehouse holds."""
+        ran.append(("stock_level", {"product": product, "warehouse": warehouse}))
+        return 417
+
+    @agent.tool_plain
+    def shipping_quote(weight_kg: float, express: bool) -> str:
+        """The shipping price for a parcel."""
+        ran.append(("shipping_quote", {"weight_kg": weight_kg, "express": express}))
+        return "EUR 7.90 by courier"
+
+    return client, agent, ran
+
+
+def tool_uses(client):
+    return [b for e in agentlab.journal(client).steps if e.ok for b in e.content if b.get("type") == "tool_use"]
+
+
+def test_agent_with_default_settings_calls_each_of_its_tools_and_quotes_them() -> None:
+    client, agent, ran = recipe_agent()
+    result = agent.run_sync("Where is order A-1042, is Green Tea in stock, and what would shipping cost?")
+    assert isinstance(result.output, str)
+    called = {b["name"] for b in tool_uses(client)}
+    assert called == {"lookup_order", "stock_level", "shipping_quote"}
+    assert {name for name, _ in ran} == called  # pydantic-ai ran every call the fake made
+    journal = agentlab.journal(client)
+    assert all(e.status == 200 for e in journal.steps)
+    assert journal.stop_reasons[-1] == "end_turn"
+    assert any(quoted in result.output for quoted in ("shipped on 3 March", "417", "EUR 7.90"))
+    # each tool's input was valid under the schema pydantic-ai generated from its signature
+    sent_tools = {t["name"]: t["input_schema"] for t in journal.step(0).request["tools"]}
+    for block in tool_uses(client):
+        jsonschema.validate(block["input"], sent_tools[block["name"]])
+
+
+def test_agent_sends_what_pydantic_ai_sends_to_the_real_api() -> None:
+    """The fake takes pydantic-ai's own request as it is (no setting changed to please the fake)."""
+    client, agent, _ = recipe_agent()
+    agent.run_sync("Is Green Tea in stock?")
+    first = agentlab.journal(client).step(0).request
+    assert first["model"] == MODEL
+    assert first["max_tokens"] >= 64000  # pydantic-ai asks for the model's whole output cap
+    assert {t["name"] for t in first["tools"]} == {"lookup_order", "stock_level", "shipping_quote"}
+
+
+def test_streamed_agent_run_on_another_catalogue_model() -> None:
+    """``run_stream`` (SSE) with the agent's tools, on claude-opus-5-5 (a 128K-output model)."""
+    client = agentlab.fake_async_client()
+    agent = Agent(AnthropicModel("claude-opus-5-5", provider=AnthropicProvider(anthropic_client=client)))
+
+    @agent.tool_plain
+    def lookup_order(order_id: str) -> str:
+        """Look up an order by its id."""
+        return f"order {order_id}: shipped on 3 March"
+
+    async def go() -> str:
+        async with agent.run_stream("Where is order A-1042?") as run:
+            return "".join([piece async for piece in run.stream_text(delta=True)])
+
+    streamed = asyncio.run(go())
+    journal = agentlab.journal(client)
+    assert all(e.stream for e in journal.steps) and journal.stop_reasons == ["tool_use", "end_turn"]
+    assert journal.step(0).request["max_tokens"] == 128000
+    assert "shipped on 3 March" in streamed
+    assert [b["name"] for b in tool_uses(client)] == ["lookup_order"]
+
+
+class OrderSummary(pydantic.BaseModel):
+    order_id: str
+    packs: int
+    shipped: bool
+
+
+def test_output_type_by_default_uses_structured_outputs() -> None:
+    """pydantic-ai 2.68 sends a structured ``output_type`` on claude-sonnet-5 as ``output_config.format``
+    (its "native" mode: the model's profile says a forced tool choice would disable thinking)."""
+    client, agent, _ = recipe_agent(output_type=OrderSummary)
+    result = agent.run_sync("Summarise order A-1042 and check the stock and the shipping.")
+    assert isinstance(result.output, OrderSummary)
+    journal = agentlab.journal(client)
+    assert all(e.request["output_config"]["format"]["type"] == "json_schema" for e in journal.steps)
+    assert json.loads(journal.step(-1).content[-1]["text"]) == result.output.model_dump()
+    assert {b["name"] for b in tool_uses(client)} == {"lookup_order", "stock_level", "shipping_quote"}
+
+
+def test_tool_output_calls_the_output_tool_after_the_agents_own_tools() -> None:
+    client, agent, _ = recipe_agent(output_type=ToolOutput(OrderSummary))
+    result = agent.run_sync("Summarise order A-1042 and check the stock and the shipping.")
+    assert isinstance(result.output, OrderSummary)
+    assert "final_result" in {t["name"] for t in agentlab.journal(client).step(0).request["tools"]}
+    called = [b["name"] for b in tool_uses(client)]
+    assert set(called) == {"lookup_order", "stock_level", "shipping_quote", "final_result"}
+    assert called[-1] == "final_result"  # pydantic-ai ends the run at the output tool
+
+
+def test_import_agentlab_does_not_import_pydantic_ai() -> None:
+    code = "import sys, agentlab; agentlab.fake_async_client(); print('pydantic_ai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_readme_recipe_runs_as_written(capsys, monkeypatch) -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### With pydantic-ai", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    namespace: dict = {}
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    exec(compile(code, "README.md (With pydantic-ai)", "exec"), namespace)
+    printed = capsys.readouterr().out
+    answer = printed.split("Journal of scenario")[0]  # what the agent answered, before the journal
+    assert "shipped on 3 March" in answer  # it quotes the tool result
+    assert [b["name"] for b in tool_uses(namespace["client"])] == ["lookup_order"]
