@@ -346,3 +346,12 @@ _JSON = st.recursive(
 def test_any_json_as_a_schema_never_raises(schema):
     value = value_for(schema, seed="fuzz")
     json.dumps(value, allow_nan=False)
+
+
+def test_unique_items_of_an_unanchored_pattern_differ():
+    # Found by hypothesis once: every item rendered the same base string, so minItems was not met.
+    schema = {"type": "array", "items": {"type": "string", "pattern": "abc"}, "minItems": 2, "maxItems": 2,
+              "uniqueItems": True}
+    for seed in range(5):
+        value = value_for(schema, seed=seed)
+        jsonschema.validate(value, schema)

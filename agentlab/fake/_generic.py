@@ -32,6 +32,11 @@ Which tools make the plan (``call_tools``):
 ``[names]``    those tools, in the order given (names the request lacks are skipped)
 =============  ===================================================================================
 
+A client tool with ``defer_loading: true`` (tool search) is not callable until a ``tool_result``
+in the conversation holds a ``tool_reference`` block naming it, so the model first calls the tools
+it can see (a client-side search tool) and the deferred tool once the search has loaded it.
+Server tools, a server-side tool search included, are not run by the generic model.
+
 Under structured outputs the final text is replaced by schema-valid JSON (``_model``).
 """
 
@@ -159,8 +164,31 @@ def _task(turn: Turn) -> tuple[str, list[_Call], int]:
     return prompt, calls, turns
 
 
+def _referenced_tools(turn: Turn) -> set[str]:
+    """Names that ``tool_reference`` blocks inside the conversation's ``tool_result`` blocks load
+    (what a tool search returns: ``{"type": "tool_reference", "tool_name": ...}``)."""
+    names: set[str] = set()
+    for message in turn.messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            inner = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+            if isinstance(inner, list):
+                names.update(b["tool_name"] for b in inner
+                             if isinstance(b, dict) and b.get("type") == "tool_reference" and isinstance(b.get("tool_name"), str))
+    return names
+
+
 def _client_tools(turn: Turn) -> list[dict[str, Any]]:
-    return [t for t in turn.tools if t.get("type") in (None, "custom") and isinstance(t.get("name"), str)]
+    """The client tools the model can call now: a tool with ``defer_loading: true`` only once a tool
+    search has returned a ``tool_reference`` to it (the Messages API docs on tool search: deferred
+    tools are not loaded into the context until found)."""
+    tools = [t for t in turn.tools if t.get("type") in (None, "custom") and isinstance(t.get("name"), str)]
+    if not any(t.get("defer_loading") is True for t in tools):
+        return tools
+    loaded = _referenced_tools(turn)
+    return [t for t in tools if t.get("defer_loading") is not True or t["name"] in loaded]
 
 
 def _words(value: str) -> set[str]:

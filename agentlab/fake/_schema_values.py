@@ -436,7 +436,8 @@ def _pattern_string(pattern: str, seed: int, min_len: int, max_len: int | None, 
             base = None
         if base is not None:
             tag = _base36(variant)
-            for value in (base, base + tag, tag + base, f"{base} {tag}"):
+            # The tagged forms first: an unanchored pattern renders the same base for every variant.
+            for value in (base + tag, tag + base, f"{base} {tag}", base):
                 if fits(value):
                     return value
     for stretch in (0, 1, 2, 4, 8, 16, 32, 64, 256, 1024):
