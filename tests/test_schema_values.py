@@ -355,3 +355,12 @@ def test_unique_items_of_an_unanchored_pattern_differ():
     for seed in range(5):
         value = value_for(schema, seed=seed)
         jsonschema.validate(value, schema)
+
+
+def test_a_singular_keyword_is_one_word_of_the_prompt():
+    # A tool search that matches its keyword as a substring (the SDK's tool-search example) needs a word,
+    # not a phrase; a query keeps the phrase.
+    schema = {"type": "object", "properties": {"keyword": {"type": "string"}, "query": {"type": "string"}},
+              "required": ["keyword", "query"]}
+    value = tool_input(schema, seed="s", words="What is the weather in SF?")
+    assert value == {"keyword": "weather", "query": "weather SF"}

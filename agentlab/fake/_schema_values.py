@@ -77,6 +77,8 @@ _PROMPT_HINTS = ("query", "q", "search", "prompt", "question", "text", "message"
                  "keywords", "keyword", "term", "terms", "input", "body", "subject", "title", "summary",
                  "description", "instruction", "instructions", "task", "request", "reason", "note", "notes",
                  "comment", "answer", "response", "result", "output")
+_ONE_WORD_HINTS = ("keyword", "term", "word", "tag", "topic")
+"""Property names (last word) that take a single word of the prompt, not a phrase."""
 _PLACE_HINTS = ("city", "town", "location", "place", "destination", "origin")
 _EXPRESSION_HINTS = ("expression", "expr", "formula", "calculation", "equation")
 
@@ -848,6 +850,10 @@ class _Generator:
             if any(t in keywords for t in tokens):
                 n = self.pick(path, len(values)) + variant
                 return values[n % len(values)] + (f" {n // len(values) + 1}" if variant >= len(values) else "")
+        if tokens and tokens[-1] in _ONE_WORD_HINTS and self.words:
+            # A singular keyword/term/tag is one word: the prompt's first content word (a tool search
+            # that matches it as a substring finds what the user asked about).
+            return self.words[variant % len(self.words)] + (f" {variant // len(self.words) + 1}" if variant >= len(self.words) else "")
         if any(t in _PROMPT_HINTS for t in tokens) and self.words:
             return " ".join(self.words[:6]) + (f" {variant + 1}" if variant else "")
         desc_tokens = _name_tokens(description)[:12]
