@@ -61,13 +61,14 @@ def fake_client() -> anthropic.Anthropic:
 
 
 def per_call(make_client, messages: list[dict]) -> float:
-    """Best time per call over ROUNDS rounds of CALLS calls, each round on a fresh client (a fresh
-    journal, as in a real run, which makes tens of calls, not thousands)."""
+    """Best CPU time per call over ROUNDS rounds of CALLS calls, each round on a fresh client (a
+    fresh journal, as in a real run, which makes tens of calls, not thousands). CPU time, not wall
+    time, so a busy machine (a test run beside it) skews the ratio less."""
     client = make_client()
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time of this process: other processes on the machine don't count
     for _ in range(CALLS):
         client.messages.create(model="claude-sonnet-5", max_tokens=1024, messages=messages)
-    return (time.perf_counter() - start) / CALLS
+    return (time.process_time() - start) / CALLS
 
 
 def import_time(module: str, runs: int = 7) -> float:

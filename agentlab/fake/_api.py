@@ -28,13 +28,13 @@ import httpx2
 from .._i18n import language
 from ..errors import RunawayLoop
 from ._cache import PromptCache
-from ._context import ApiError, RequestContext
+from ._context import ApiError, PrefixMemo, RequestContext
 from ._ids import IdFactory
 from ._journal import Exchange, Journal
 from ._model import generate
 from ._models_api import answer as models_answer
 from ._replies import FAULT_TEXTS
-from ._rules import validate, validate_http
+from ._rules import built_index, validate, validate_http
 from ._scenario import Scenario, Turn
 from ._sse import encode_events, encode_json, error_event, message_events
 from ._thinking import ThinkingLedger
@@ -95,6 +95,7 @@ class FakeAPI:
         self.ids = IdFactory(scenario.name)
         self.ledger = ThinkingLedger()
         self.cache = PromptCache()
+        self._memo = PrefixMemo()
         self.journal = Journal(scenario=scenario.name)
         self.runaway_after = scenario.runaway_after if runaway_after is None else runaway_after
         self._threads: dict[str, dict[str, Any]] = {}
@@ -184,11 +185,16 @@ class FakeAPI:
         if self.scenario.thinking_default is not None and "thinking" not in full:
             full = {**full, "thinking": dict(self.scenario.thinking_default)}
         exchange.messages = full.get("messages") if isinstance(full.get("messages"), list) else []
+        trusted = self._memo.trusted(full.get("messages"))
         ctx = RequestContext(endpoint=endpoint, body=full, headers=headers,
-                             options=self.scenario.validation, ledger=self.ledger)
+                             options=self.scenario.validation, ledger=self.ledger,
+                             trusted=trusted, known_tokens=self._memo.tokens[:trusted],
+                             prior_index=self._memo.index)
         error = validate(ctx)
         if error is not None:
             return self._error(exchange, error)
+        ctx.input_tokens  # noqa: B018 - counted now, so the memo gets every message's count
+        self._memo.remember(exchange.messages, ctx.message_tokens, built_index(ctx))
 
         if endpoint == "count_tokens":
             exchange.response = {"input_tokens": ctx.input_tokens}
@@ -260,9 +266,10 @@ class FakeAPI:
         exchange.repeat_of = self._seen.get(key)
         self._seen.setdefault(key, exchange.step or 0)
 
+        conversation = tuple([m for m in messages if isinstance(m, dict)])
         turn = Turn(
-            messages=tuple(m for m in messages if isinstance(m, dict)),
-            index=sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant"),
+            messages=conversation,
+            index=[m.get("role") for m in conversation].count("assistant"),
             model=full["model"], system=full.get("system"),
             tools=tuple(t for t in full.get("tools") or [] if isinstance(t, dict)),
             tool_choice=full.get("tool_choice"), max_tokens=full.get("max_tokens"),
@@ -283,7 +290,10 @@ class FakeAPI:
                         headers={"retry-after-ms": "1", "x-should-retry": "true"}))
                 stream_fault = True
 
-        uncached, written, read = self.cache.apply(full, ctx.input_tokens)
+        # No "cache_control" in the bytes sent (and no \u escape that could spell it): no breakpoint
+        # to look for; a thread's held history may carry some, so it is always looked at.
+        marked = "thread" in full or b"cache_control" in raw or b"\\u" in raw
+        uncached, written, read = self.cache.apply(full, ctx.input_tokens, marked=marked)
         generated = generate(reply, ctx, ids=self.ids, input_tokens=uncached, cache_creation=written, cache_read=read)
         message = generated.message
         self.ledger.record(message["content"])

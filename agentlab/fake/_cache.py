@@ -97,18 +97,20 @@ class PromptCache:
         text = json.dumps(_strip(prefix), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
 
-    def apply(self, body: dict[str, Any], total: int) -> tuple[int, int, int]:
+    def apply(self, body: dict[str, Any], total: int, *, marked: bool = True) -> tuple[int, int, int]:
         """Split a request's ``total`` input tokens into (input, cache creation, cache read), and
         remember what it wrote.
 
         Args:
             body: the validated request, whole conversation.
             total: ``count_input_tokens(body)``.
+            marked: False when the caller knows no ``cache_control`` can occur in ``body`` (its raw
+                JSON has neither the key nor any ``\\u`` escape): nothing to look for (speed).
 
         Returns:
             ``(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)``.
         """
-        points = _breakpoints(body)
+        points = _breakpoints(body) if marked else []
         if not points:
             return total, 0, 0
         last = points[-1]

@@ -13,6 +13,8 @@ from collections import Counter
 __all__ = ["IdFactory"]
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_TO_ALPHABET = bytes(ord(_ALPHABET[byte % 62]) for byte in range(256))
+"""``bytes.translate`` table: byte ``b`` -> ``_ALPHABET[b % 62]`` (one C call per id)."""
 
 
 class IdFactory:
@@ -27,4 +29,4 @@ class IdFactory:
         n = self._counts[prefix]
         self._counts[prefix] += 1
         digest = hashlib.sha256(f"{self.seed}/{prefix}/{n}".encode()).digest()
-        return f"{prefix}_01{''.join(_ALPHABET[byte % 62] for byte in digest[:22])}"
+        return f"{prefix}_01{digest[:22].translate(_TO_ALPHABET).decode('ascii')}"

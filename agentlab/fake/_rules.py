@@ -131,6 +131,7 @@ Decisions where the reference is silent or ambiguous:
 from __future__ import annotations
 
 import functools
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -246,19 +247,35 @@ class _Index:
     """Every message and block of a request, walked once and shared by all rules (speed: the
     rules run on every request, and a loop's history grows by two messages a step)."""
 
-    __slots__ = ("messages", "roles", "by_type", "text_blocks", "all_text")
+    __slots__ = ("messages", "roles", "by_type", "text_blocks", "all_text", "start")
 
-    def __init__(self, messages: list[Any]) -> None:
+    def __init__(self, messages: list[Any], prior: "_Index | None" = None, trusted: int = 0) -> None:
+        """Walk ``messages``; with ``prior`` (the index of the run's last valid request) the first
+        ``trusted`` messages are taken from it instead (``_context.PrefixMemo``: they are the same
+        JSON at the same indices, so their entries are interchangeable)."""
         self.messages = messages
-        self.roles: list[Any] = []
-        self.by_type: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
         self.text_blocks: list[tuple[int, int, dict[str, Any]]] | None = None
         self.all_text: list[str] | None = None
-        for i, message in enumerate(messages):
+        start = trusted if prior is not None and trusted <= len(prior.roles) else 0
+        self.start = start
+        """Messages taken from ``prior`` (trusted: already validated)."""
+        if start:
+            self.roles: list[Any] = prior.roles[:start]
+            self.by_type: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
+            for kind, entries in prior.by_type.items():
+                # entries are in request order: keep those of the trusted messages
+                cut = bisect.bisect_left(entries, start, key=lambda e: e[0])
+                if cut:
+                    self.by_type[kind] = entries[:cut]
+        else:
+            self.roles, self.by_type = [], {}
+        by_type = self.by_type
+        for i in range(start, len(messages)):
+            message = messages[i]
             self.roles.append(message.get("role") if isinstance(message, dict) else None)
             for j, block in enumerate(_blocks(message)):
                 if isinstance(block, dict):
-                    self.by_type.setdefault(block.get("type"), []).append((i, j, block))
+                    by_type.setdefault(block.get("type"), []).append((i, j, block))
 
     def of_type(self, *kinds: str) -> list[tuple[int, int, dict[str, Any]]]:
         """``(message index, block index, block)`` of the given block types, in request order."""
@@ -270,8 +287,15 @@ class _Index:
 def _index(ctx: RequestContext) -> _Index:
     index = ctx.__dict__.get("_rules_index")
     if index is None:
-        index = ctx.__dict__["_rules_index"] = _Index(_messages(ctx))
+        prior = ctx.prior_index if isinstance(ctx.prior_index, _Index) else None
+        index = ctx.__dict__["_rules_index"] = _Index(_messages(ctx), prior, ctx.trusted)
     return index
+
+
+def built_index(ctx: RequestContext) -> Any:
+    """The message index the rules built for ``ctx`` (None if none was needed), for the run's
+    ``PrefixMemo`` to hand to the next request as ``RequestContext.prior_index``."""
+    return ctx.__dict__.get("_rules_index")
 
 
 def _iter_messages(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -443,7 +467,10 @@ class HttpRequest:
     def body(self) -> Any:
         """The parsed JSON body, or :data:`_INVALID`."""
         try:
-            return json.loads(self.raw, parse_constant=_reject_constant, parse_float=_finite_float)
+            raw = self.raw
+            # as json.loads does with bytes (UTF-8, -16 or -32), with one decoder made once (speed)
+            text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, (bytes, bytearray)) else raw
+            return _DECODER.decode(text)
         except (ValueError, RecursionError, TypeError):
             return _INVALID
 
@@ -462,6 +489,10 @@ def _finite_float(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"{text[:20]} is out of range")
     return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+"""The request-body decoder: NaN/Infinity and out-of-range floats are not JSON."""
 
 
 def _check_path(req: HttpRequest) -> Params | None:
@@ -558,7 +589,8 @@ def _check_extra_in_messages(ctx: RequestContext) -> Params | None:
     message_keys, message_nested = message_shape.allowed[""], message_shape.nested_keys[""] - {"content"}
     blocks = message_shape.fields["content"].items
     block_keys, block_nested = blocks.allowed, blocks.nested_keys
-    for i, message in enumerate(messages):
+    for i in range(ctx.trusted, len(messages)):  # trusted messages passed already (_context.PrefixMemo)
+        message = messages[i]
         if type(message) is not dict:
             continue
         if not message.keys() <= message_keys or not message.keys().isdisjoint(message_nested):
@@ -731,7 +763,9 @@ def _check_tool_choice_name(ctx: RequestContext) -> Params | None:
 
 
 def _check_message_shapes(ctx: RequestContext) -> Params | None:
-    for i, message in enumerate(_messages(ctx)):
+    messages = _messages(ctx)
+    for i in range(ctx.trusted, len(messages)):  # trusted messages passed already (_context.PrefixMemo)
+        message = messages[i]
         if not isinstance(message, dict):
             return _problem(_path("messages", i), "Input should be a valid dictionary")
         for name in ("role", "content"):
@@ -806,9 +840,11 @@ def _check_first_user(ctx: RequestContext) -> Params | None:
 def _check_role_values(ctx: RequestContext) -> Params | None:
     with_system = bool(ctx.model and ctx.model.mid_conversation_system)
     roles = ("user", "assistant", "system") if with_system else ("user", "assistant")
-    for i, message in _iter_messages(ctx):
-        role = message.get("role")
-        if not isinstance(role, str) or role not in _ROLES:
+    messages = _messages(ctx)
+    for i in range(ctx.trusted, len(messages)):  # trusted messages passed already (_context.PrefixMemo)
+        message = messages[i]
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(message, dict) and (not isinstance(role, str) or role not in _ROLES):
             return {"index": i, "allowed": _literal(roles)}
     return None
 
@@ -844,9 +880,11 @@ def _check_alternation(ctx: RequestContext) -> Params | None:
 
 
 def _check_empty_content(ctx: RequestContext) -> Params | None:
-    last = len(_messages(ctx)) - 1
-    for i, message in _iter_messages(ctx):
-        if message.get("content") in ("", []) and not (i == last and message.get("role") == "assistant"):
+    messages = _messages(ctx)
+    last = len(messages) - 1
+    for i in range(ctx.trusted, len(messages)):  # trusted messages passed already (_context.PrefixMemo)
+        message = messages[i]
+        if isinstance(message, dict) and message.get("content") in ("", []) and not (i == last and message.get("role") == "assistant"):
             return {"index": i}
     return None
 
@@ -860,13 +898,18 @@ def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str,
 
 
 def _all_text(ctx: RequestContext) -> list[str]:
-    """The ``text`` of every text block: the messages' own, then those inside ``tool_result``
-    content (rules 12 and 12b apply to both; issue 10: nested blocks are validated like top-level
-    ones). Computed once per request."""
+    """The ``text`` of every text block of the untrusted messages (``ctx.trusted`` on: the trusted
+    ones passed rules 12, 12b and 12c already, ``_context.PrefixMemo``): the messages' own, then
+    those inside ``tool_result`` content (rules 12 and 12b apply to both; issue 10: nested blocks
+    are validated like top-level ones). Computed once per request; rules 12, 12b and 12c only ask
+    whether an empty or blank text is among them."""
     index = _index(ctx)
     if index.all_text is None:
-        texts = [block["text"] for _, _, block in _iter_text_blocks(ctx)]
-        for _, _, result in index.of_type("tool_result"):
+        start = index.start
+        texts = [block["text"] for i, _, block in _iter_text_blocks(ctx) if i >= start]
+        for i, _, result in index.of_type("tool_result"):
+            if i < start:
+                continue
             content = result.get("content")
             if isinstance(content, list):
                 texts += [item["text"] for item in content if isinstance(item, dict) and item.get("type") == "text"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Sequence
 
 __all__ = [
     "text_tokens",
@@ -109,12 +109,18 @@ def message_tokens(message: Any, *, count_thinking: bool) -> int:
     return MESSAGE_OVERHEAD + _content_tokens(message.get("content"), count_thinking=count_thinking)
 
 
-def count_input_tokens(body: dict[str, Any]) -> int:
+def count_input_tokens(body: dict[str, Any], *, known: Sequence[int | None] = (),
+                       out: list[int | None] | None = None) -> int:
     """Total input tokens of a request body (``system``, ``tools``, ``messages``), before caching.
 
     Args:
         body: the parsed request body of ``/v1/messages`` or ``/v1/messages/count_tokens``,
             with the full conversation (thread continuations already expanded).
+        known: counts already made for the leading messages (thinking not counted), reused
+            instead of walking those messages again (``_context.PrefixMemo``); None entries and
+            the open turn's message are counted afresh.
+        out: if given, filled with each message's count with thinking not counted (None for the
+            open turn's message), for the next request's ``known``.
 
     Returns:
         The count in tokens.
@@ -122,8 +128,20 @@ def count_input_tokens(body: dict[str, Any]) -> int:
     messages = body.get("messages") or []
     open_turn = _open_turn(messages)
     total = REQUEST_OVERHEAD + system_tokens(body.get("system")) + tools_tokens(body.get("tools"))
+    if out is not None:
+        out.clear()
     for i, message in enumerate(messages):
-        total += message_tokens(message, count_thinking=i == open_turn)
+        if i == open_turn:
+            total += message_tokens(message, count_thinking=True)
+            if out is not None:
+                out.append(None)
+            continue
+        count = known[i] if i < len(known) else None
+        if count is None:
+            count = message_tokens(message, count_thinking=False)
+        total += count
+        if out is not None:
+            out.append(count)
     return total
 
 
