@@ -80,8 +80,10 @@ def fake_client(scenario: "str | Scenario" = "generic", *, max_retries: int = 2,
             configures it: which tools, parallel calls, steps, a final text).
         max_retries: the SDK's own retry count (default 2, as the SDK's; injected faults carry
             ``retry-after-ms: 1`` so retries wait 1 ms). Pass 0 to see every fault raised.
-        runaway_after: requests allowed past what the scenario needs before
-            :class:`agentlab.RunawayLoop` (default: the scenario's).
+        runaway_after: requests one run of a conversation may make past what the scenario
+            needs before :class:`agentlab.RunawayLoop` (default: the scenario's). Each new first
+            user message is a new conversation with a fresh budget; see
+            ``FakeAPI._check_runaway`` for the restart and client-wide caps.
         **kwargs: passed to ``anthropic.Anthropic`` (e.g. ``default_headers``).
 
     Returns:

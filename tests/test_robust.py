@@ -16,7 +16,7 @@ import agentlab
 from agentlab import _i18n
 from agentlab.fake import FakeAPI, FakeTransport, Scenario, get_scenario, text
 from agentlab.fake import _catalogue
-from agentlab.fake._api import RUNS_PER_CLIENT
+from agentlab.fake import _api
 from agentlab.fake._journal import JOURNAL_LIMIT
 from agentlab.fake._scenario import SCAN_CHARS, Turn
 from agentlab.fake._sse import encode_events
@@ -273,18 +273,19 @@ def test_steps_keep_their_absolute_numbers_when_earlier_ones_are_dropped(tiny):
 # --- the client's total budget -----------------------------------------------------------------
 
 @pytest.mark.parametrize(("lang", "words"), [("en", "total request budget"), ("es", "presupuesto total")])
-def test_after_many_finished_runs_the_message_says_the_client_budget_is_used_up(monkeypatch, lang, words):
+def test_past_the_client_wide_cap_the_message_says_to_make_a_new_client(monkeypatch, tiny, lang, words):
+    """Independent requests never add up to a run's budget; only the client-wide cap (far above
+    honest use: lowered here) stops a loop whose every request is a new conversation."""
     monkeypatch.setattr(_i18n, "_chosen", lang)
-    scenario = get_scenario("weather")
-    client = agentlab.fake_client(scenario)
-    limit = FakeAPI(scenario).request_limit
-    runs = RUNS_PER_CLIENT * limit // scenario.needed_requests  # 110 re-runs of the weather loop
-    for _ in range(runs):
-        seed_loop(client, scenario.prompt, list(scenario.tools), scenario.run_tool)
+    monkeypatch.setattr(_api, "CLIENT_REQUEST_CAP", 30)
+    client = agentlab.fake_client(tiny, runaway_after=0)
+    assert FakeAPI(tiny, runaway_after=0).client_limit == 30
+    for i in range(30):
+        client.messages.create(model="claude-sonnet-5", max_tokens=64, messages=[{"role": "user", "content": f"Task {i}"}])
     with pytest.raises(agentlab.RunawayLoop) as info:
-        seed_loop(client, scenario.prompt, list(scenario.tools), scenario.run_tool)
+        client.messages.create(model="claude-sonnet-5", max_tokens=64, messages=[{"role": "user", "content": "Task 30"}])
     error = info.value
-    assert error.per_client and (error.requests, error.limit) == (RUNS_PER_CLIENT * limit + 1, RUNS_PER_CLIENT * limit)
+    assert error.per_client and error.scope == "client" and (error.requests, error.limit) == (31, 30)
     assert words in str(error) and "agentlab.fake_client(" in str(error)
     assert "runaway loop" not in str(error) and "bucle desbocado" not in str(error)
 

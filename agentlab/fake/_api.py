@@ -17,10 +17,12 @@ can be made with ``max_retries=0``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -30,7 +32,7 @@ from ..errors import RunawayLoop
 from ._cache import PromptCache
 from ._context import ApiError, PrefixMemo, RequestContext
 from ._ids import IdFactory
-from ._journal import Exchange, Journal
+from ._journal import JOURNAL_LIMIT, Exchange, Journal
 from ._model import generate
 from ._models_api import answer as models_answer
 from ._replies import FAULT_TEXTS
@@ -49,8 +51,55 @@ _RUNAWAY_HINT = {
           "agentlab.fake_client(...).)",
 }
 
-RUNS_PER_CLIENT = 10
-"""How many full request budgets one client may use in all (re-run cells included)."""
+RUNS_PER_CONVERSATION = 10
+"""How many full run budgets one conversation (one first user message, with its system prompt)
+may use on one client, re-runs included: a cell re-run by hand a few dozen times stays under
+it, a loop that starts the same conversation again after every answer does not."""
+
+CLIENT_REQUEST_CAP = 10_000
+"""The fewest ``/v1/messages`` requests one client may make in all before
+:class:`RunawayLoop` (``scope="client"``); see :attr:`FakeAPI.client_limit`. Independent requests
+(each a new first user message) are never a runaway on their own, so this only bounds a loop that
+never ends yet starts a new conversation every time (one that restarts with its own summary as
+the first message): ten times what the journal keeps, far above a lesson's or a test's use.
+Raise it with ``runaway_after=`` (the cap grows with the run budget)."""
+
+HISTORY_LIMIT = JOURNAL_LIMIT
+"""How many entries each per-client table keeps (the most recently used): the repeat map
+(``Exchange.repeat_of``), the threads the server holds and the conversations' budgets (the
+prompt cache has its own, ``_cache.CACHE_ENTRIES``). The same bound as the journal's, so a
+repeat still points at a step the journal may show; an older entry is forgotten, and a
+``thread: continue`` naming a forgotten message gets the 404 of an unknown one (unknown: the
+real API's retention of threads is not documented; the fake's choice)."""
+
+_FINISHED = ("end_turn", "stop_sequence")
+"""Stop reasons after which the same first message alone starts a new run of its conversation."""
+
+
+@dataclass
+class _Conversation:
+    """The runaway guard's count for one conversation (one first user message)."""
+
+    used: int = 0
+    """Requests in the current run (since the conversation last started again after a finish)."""
+    total: int = 0
+    """Requests over all its runs on this client."""
+    last_stop: str | None = None
+    """The stop reason of the reply to its latest request; None before one, or after an error."""
+
+
+def _digest(value: bytes | str) -> bytes:
+    """A 16-byte fingerprint of a request body or key (never the raw body: memory stays flat)."""
+    data = value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _remember(table: OrderedDict, key: Any, value: Any) -> None:
+    """Put ``key`` in an LRU table as its most recent entry, dropping the oldest past :data:`HISTORY_LIMIT`."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > HISTORY_LIMIT:
+        table.popitem(last=False)
 
 RUNAWAY_THROTTLE_SECONDS = 0.05
 """Delay before each request that follows a swallowed RunawayLoop (see ``_check_runaway``)."""
@@ -98,16 +147,16 @@ class FakeAPI:
         self._memo = PrefixMemo()
         self.journal = Journal(scenario=scenario.name)
         self.runaway_after = scenario.runaway_after if runaway_after is None else runaway_after
-        self._threads: dict[str, dict[str, Any]] = {}
+        self._threads: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._fault_attempts: Counter[tuple[int, str]] = Counter()
-        self._seen: dict[bytes | str, int] = {}
+        self._seen: OrderedDict[bytes, int] = OrderedDict()
+        self._conversations: OrderedDict[bytes, _Conversation] = OrderedDict()
+        self._current: _Conversation | None = None
         self._steps = 0
         self._parked: threading.Event | None = None
-        self._budget_used = 0
         self._requests_total = 0
-        self._runaway = False
-        self._runaway_per_client = False
-        self._last_stop: str | None = None
+        self._runaway: tuple[tuple[Any, ...], str] | None = None
+        """The arguments and scope of the RunawayLoop raised, once it was."""
         self.lock = threading.RLock()
         """Held while a request is answered (see :meth:`handle`); re-entrant for policies."""
 
@@ -119,8 +168,15 @@ class FakeAPI:
 
     @property
     def request_limit(self) -> int:
-        """The most ``/v1/messages`` requests allowed before :class:`RunawayLoop`."""
+        """The most ``/v1/messages`` requests one run of a conversation may make before
+        :class:`RunawayLoop` (``needed + runaway_after``)."""
         return self.scenario.request_budget + self.runaway_after
+
+    @property
+    def client_limit(self) -> int:
+        """The most ``/v1/messages`` requests this client may make in all:
+        :data:`CLIENT_REQUEST_CAP`, or :data:`RUNS_PER_CONVERSATION` run budgets if that is more."""
+        return max(CLIENT_REQUEST_CAP, RUNS_PER_CONVERSATION * self.request_limit)
 
     # ---------------------------------------------------------------------------------------
     def handle(self, request: httpx2.Request) -> httpx2.Response:
@@ -217,54 +273,94 @@ class FakeAPI:
         return self._error(exchange, ApiError(status=500, error_type="api_error", message=message, rule="internal",
                                               headers={"x-should-retry": "false"}))
 
+    def _conversation_key(self, body: dict[str, Any] | None) -> tuple[bytes, bool]:
+        """The fingerprint of the conversation a request belongs to, and whether the request
+        starts it (its only message is the first one).
+
+        A conversation is its system prompt and first message: a new first user message is a new
+        task. A ``thread: continue`` belongs to the held thread's conversation and never starts
+        one; one naming no held message is keyed by that id (retrying it is one conversation).
+        A body that is not a JSON object, or has no messages, is keyed by what it has, so a loop
+        that re-sends it forever stays in one conversation."""
+        if not isinstance(body, dict):
+            return _digest("not an object"), False
+        messages = body.get("messages")
+        thread = body.get("thread")
+        if isinstance(thread, dict) and thread.get("type") == "continue":
+            previous = thread.get("previous_message_id")
+            held = self._threads.get(previous) if isinstance(previous, str) else None
+            if held is None:
+                return _digest(_as_text(["thread", previous])), False
+            return _digest(_as_text([held["system"], held["messages"][:1]])), False
+        first = messages[:1] if isinstance(messages, list) else messages
+        starts = isinstance(messages, list) and len(messages) == 1
+        return _digest(_as_text([body.get("system"), first])), starts
+
     def _check_runaway(self, body: dict[str, Any] | None) -> None:
-        """Count a ``/v1/messages`` request against the run's budget; raise RunawayLoop past it.
+        """Count a ``/v1/messages`` request against its conversation's budget; raise RunawayLoop past it.
 
         Every request counts, rejected ones included (a loop that retries a 400 forever is a
-        runaway too). The budget starts again when a one-message conversation follows a finished
-        one (``end_turn``/``stop_sequence``): re-running a notebook cell on the same client is
-        not a runaway, up to :data:`RUNS_PER_CLIENT` budgets in all (a loop that restarts the
-        conversation after every answer is); past that total the message says the client's budget
-        is used up and to make a new client (``RunawayLoop.per_client``). Once raised, later
-        requests raise again, with the same message, without growing the journal.
+        runaway too). Each conversation (:meth:`_conversation_key`: a new first user message is
+        a new task) has its own budget of :attr:`request_limit` requests per run, whatever other
+        conversations do in between, so independent requests (a batch of one-shot extractions,
+        chats cut by ``max_tokens``) never add up. Three things raise (``RunawayLoop.scope``):
+
+        - ``"run"``: one run goes past :attr:`request_limit`: a loop that never stops (a growing
+          conversation), never appends (the same request again: ``Exchange.repeat_of``) or
+          retries a 400 forever.
+        - ``"conversation"``: the conversation's first message alone, after a finished reply
+          (``end_turn``/``stop_sequence``), starts a new run (a re-run cell is not a runaway),
+          up to :data:`RUNS_PER_CONVERSATION` run budgets in all; past that it is a loop that
+          restarts after every answer (the message says to make a new client).
+        - ``"client"``: the client's requests in all pass :attr:`client_limit`.
+
+        Once raised, every later request on this client raises the same error again (a loop
+        that swallows it is slowed down) without growing the journal.
         """
-        finished = self._last_stop in ("end_turn", "stop_sequence")
-        messages = body.get("messages") if isinstance(body, dict) else None
-        if finished and isinstance(messages, list) and len(messages) == 1 and not self._runaway:
-            self._budget_used = 0
-        self._budget_used += 1
-        self._requests_total += 1
-        over_run = self._budget_used > self.request_limit
-        if not over_run and self._requests_total <= RUNS_PER_CLIENT * self.request_limit:
-            return
-        if self._runaway:
+        if self._runaway is not None:
             # The loop caught RunawayLoop (``except BaseException``) and called again. Slow it down
             # so it cannot starve the rest of the process (the grader's watchdog, a kernel's
             # interrupt handling); a correct loop never gets here, so no output depends on it.
             time.sleep(RUNAWAY_THROTTLE_SECONDS)
+            args, scope = self._runaway
+            raise RunawayLoop(self.scenario.name, *args, scope=scope)
+        key, starts = self._conversation_key(body)
+        conversation = self._conversations.get(key) or _Conversation()
+        _remember(self._conversations, key, conversation)
+        if starts and conversation.last_stop in _FINISHED:
+            conversation.used = 0
+        conversation.used += 1
+        conversation.total += 1
+        conversation.last_stop = None  # set by the reply, if one comes
+        self._current = conversation
+        self._requests_total += 1
+        if conversation.used > self.request_limit:
+            args: tuple[Any, ...] = (conversation.used, self.request_limit, _RUNAWAY_HINT[language()])
+            scope = "run"
+        elif conversation.total > RUNS_PER_CONVERSATION * self.request_limit:
+            args, scope = (conversation.total, RUNS_PER_CONVERSATION * self.request_limit), "conversation"
+        elif self._requests_total > self.client_limit:
+            args, scope = (self._requests_total, self.client_limit), "client"
         else:
-            self._runaway = True
-            # One run past its limit is the loop's fault; many finished runs past the client's
-            # total (a cell re-run 110 times) are not: that message says to make a new client.
-            self._runaway_per_client = not over_run
-            self.journal.append(Exchange(
-                index=self.journal.next_index, endpoint="messages", request=body, messages=list(messages or []),
-                stream=False, status=0, request_id="", step=self._steps, rule="runaway",
-                error={"type": "runaway_loop", "message": "RunawayLoop raised"}))
-            self._steps += 1
-        if self._runaway_per_client:
-            raise RunawayLoop(self.scenario.name, self._requests_total, RUNS_PER_CLIENT * self.request_limit,
-                              per_client=True)
-        raise RunawayLoop(self.scenario.name, self._budget_used, self.request_limit, _RUNAWAY_HINT[language()])
+            return
+        self._runaway = (args, scope)
+        messages = body.get("messages") if isinstance(body, dict) else None
+        self.journal.append(Exchange(
+            index=self.journal.next_index, endpoint="messages", request=body,
+            messages=list(messages) if isinstance(messages, list) else [],
+            stream=False, status=0, request_id="", step=self._steps, rule="runaway",
+            error={"type": "runaway_loop", "message": "RunawayLoop raised"}))
+        self._steps += 1
+        raise RunawayLoop(self.scenario.name, *args, scope=scope)
 
     # ---------------------------------------------------------------------------------------
     def _create(self, exchange: Exchange, ctx: RequestContext, full: dict[str, Any], raw: bytes) -> httpx2.Response:
         messages = exchange.messages
         # The SDK serialises the same request to the same bytes; a threaded request is compared
         # as the whole conversation it stands for.
-        key = raw if "thread" not in full else _as_text({k: v for k, v in full.items() if k != "thread"})
+        key = _digest(raw if "thread" not in full else _as_text({k: v for k, v in full.items() if k != "thread"}))
         exchange.repeat_of = self._seen.get(key)
-        self._seen.setdefault(key, exchange.step or 0)
+        _remember(self._seen, key, (exchange.step or 0) if exchange.repeat_of is None else exchange.repeat_of)
 
         conversation = tuple([m for m in messages if isinstance(m, dict)])
         turn = Turn(
@@ -297,13 +393,14 @@ class FakeAPI:
         generated = generate(reply, ctx, ids=self.ids, input_tokens=uncached, cache_creation=written, cache_read=read)
         message = generated.message
         self.ledger.record(message["content"])
-        self._last_stop = message["stop_reason"]
+        if self._current is not None:
+            self._current.last_stop = message["stop_reason"]
         exchange.response = message
         if isinstance(exchange.request.get("thread"), dict) and message["stop_reason"] != "refusal":
-            self._threads[message["id"]] = {
+            _remember(self._threads, message["id"], {
                 "system": full.get("system"), "tools": full.get("tools"),
                 "messages": [*messages, {"role": "assistant", "content": message["content"]}],
-            }
+            })
 
         if not exchange.stream:
             return self._json(exchange, message)

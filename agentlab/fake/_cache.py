@@ -11,18 +11,25 @@ moves its breakpoint forward every turn reads the previous turn's prefix and wri
 new part). Usage then reports ``cache_read_input_tokens`` for what was read,
 ``cache_creation_input_tokens`` for what was written, and ``input_tokens`` for the rest; the
 three add up to the request's total input (the documented invariant). Entries never expire
-within one scenario run (the 5-minute TTL is longer than any lesson's run).
+by time within one scenario run (the 5-minute TTL is longer than any lesson's run); the cache
+keeps its :data:`CACHE_ENTRIES` most recently written or read prefixes (the fake's choice, so a
+long-lived client's memory stays flat), so only a prefix unused for that many others is missed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
 from typing import Any
 
 from ._tokens import count_input_tokens
 
-__all__ = ["PromptCache", "MIN_CACHEABLE_TOKENS"]
+__all__ = ["PromptCache", "MIN_CACHEABLE_TOKENS", "CACHE_ENTRIES"]
+
+CACHE_ENTRIES = 1000
+"""How many cached prefixes one run keeps, least recently used dropped first (unknown: the
+fake's choice; the real cache's capacity is not documented, only its 5-minute TTL)."""
 
 MIN_CACHEABLE_TOKENS = 1024
 """Shortest cacheable prefix in tokens (the real minimum for most models)."""
@@ -90,7 +97,7 @@ class PromptCache:
     """The cache of one scenario run: prefix fingerprint -> its token count."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, int] = {}
+        self._entries: OrderedDict[str, int] = OrderedDict()
 
     @staticmethod
     def _key(prefix: dict[str, Any]) -> str:
@@ -122,10 +129,15 @@ class PromptCache:
         cached_tokens = min(measured[last][1], total)
         if cached_tokens < MIN_CACHEABLE_TOKENS:
             return total, 0, 0
-        read = max((tokens for key, tokens in measured.values() if key in self._entries), default=0)
-        read = min(read, cached_tokens)
+        hits = [(key, tokens) for key, tokens in measured.values() if key in self._entries]
+        read = min(max((tokens for _, tokens in hits), default=0), cached_tokens)
+        for key, _ in hits:
+            self._entries.move_to_end(key)  # a read refreshes an entry, as on the real API
         for p in points:
             key, tokens = measured[p]
             if tokens >= MIN_CACHEABLE_TOKENS:
                 self._entries[key] = tokens
+                self._entries.move_to_end(key)
+        while len(self._entries) > CACHE_ENTRIES:
+            self._entries.popitem(last=False)
         return total - cached_tokens, cached_tokens - read, read

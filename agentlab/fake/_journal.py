@@ -146,9 +146,10 @@ def _content_lines(content: Any, empty: str = "(empty)") -> list[str]:
 
 
 JOURNAL_LIMIT = 1000
-"""How many exchanges a journal keeps (the most recent ones). A loop's run makes at most a few
-hundred ``/v1/messages`` requests before :class:`agentlab.RunawayLoop`, so the bound only bites on a
-long-lived client that keeps calling ``count_tokens`` or paths the fake does not serve."""
+"""How many exchanges a journal keeps (the most recent ones). One run of a loop makes at most a
+few hundred ``/v1/messages`` requests before :class:`agentlab.RunawayLoop`, so the bound only bites
+on a long-lived client: many independent requests (each a new conversation, up to the client's
+``FakeAPI.client_limit``), or ``count_tokens`` calls and paths the fake does not serve."""
 
 
 @dataclass
