@@ -14,7 +14,10 @@ properties chosen from the seed, ``additionalProperties``, ``minProperties``,
 ``maxLength``, the common ``format`` values, a ``pattern`` made of literals, classes, groups,
 alternation and quantifiers), numbers (``minimum``/``maximum``, both forms of the exclusive
 bounds, ``multipleOf``), ``anyOf``/``oneOf``/``allOf``, and ``$ref`` to ``$defs``/
-``definitions`` or any local JSON pointer (recursive references end at a depth bound).
+``definitions`` or any local JSON pointer (recursive references end at a depth bound). The
+constraints the ``anthropic`` SDK's ``transform_schema`` moves into a ``description`` (``"{minItems:
+3, maxItems: 5}"``, ``prefixItems``, ``pattern``, bounds...) are honoured as if stated
+(:func:`described_constraints`), since ``messages.parse`` validates against the original model.
 
 Strings are meaningful where the property name or description makes it easy (a ``city`` gets
 a city, a ``query`` gets words of the user's prompt, an ``email`` an address), and valid first.
@@ -34,7 +37,7 @@ import re
 import zlib
 from typing import Any, Iterable
 
-__all__ = ["value_for", "tool_input", "is_valid", "prompt_words"]
+__all__ = ["value_for", "tool_input", "is_valid", "prompt_words", "described_constraints"]
 
 MAX_DEPTH = 12
 """Nesting depth past which only the smallest value of a type is made (recursive ``$ref``s)."""
@@ -526,6 +529,55 @@ def _merge(base: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+_DESCRIBED_KEYS = ("minItems", "maxItems", "uniqueItems", "prefixItems", "contains", "minContains", "maxContains",
+                   "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+                   "exclusiveMaximum", "multipleOf", "minProperties", "maxProperties", "patternProperties",
+                   "propertyNames", "dependentRequired", "not", "if", "then", "else", "items", "additionalItems")
+"""Keywords the SDK's ``transform_schema`` moves into ``description`` that the generator honours."""
+_DESCRIBED_SPLIT = re.compile(r", (?=(?:[A-Za-z_$][A-Za-z0-9_$]*): )")
+_RAW_STRING_KEYS = ("pattern", "format")
+
+
+def described_constraints(description: Any) -> dict[str, Any]:
+    """The constraints the ``anthropic`` SDK's ``transform_schema`` (``anthropic/lib/_parse/
+    _transform.py``, used by ``messages.parse(output_format=Model)``) moved into a description:
+    it appends ``"\\n\\n{key: value, key: value}"`` (or the whole description is that block), each
+    value as Python's ``str()`` (``{maxItems: 5, minItems: 3}``, ``{prefixItems: [{'type':
+    'integer'}], ...}``, ``{pattern: ^[A-Z]{3}$}``). A real model reads that text and follows it.
+
+    Returns the keywords of :data:`_DESCRIBED_KEYS` whose values parse (``ast.literal_eval``;
+    ``pattern``/``format`` as raw text); ``{}`` for any other description. Never raises."""
+    if not isinstance(description, str) or not description.endswith("}") or len(description) > 20_000:
+        return {}
+    cut = description.rfind("\n\n{")
+    block = description[cut + 2:] if cut >= 0 else description
+    if not block.startswith("{"):
+        return {}
+    import ast
+
+    found: dict[str, Any] = {}
+    for part in _DESCRIBED_SPLIT.split(block[1:-1]):
+        key, sep, raw = part.partition(": ")
+        if not sep or key not in _DESCRIBED_KEYS:
+            continue
+        if key in _RAW_STRING_KEYS:
+            found[key] = raw
+            continue
+        try:
+            found[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return found
+
+
+def _with_described(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` plus the constraints its description carries (:func:`described_constraints`);
+    keywords the schema states itself win."""
+    extra = described_constraints(schema.get("description"))
+    extra = {k: v for k, v in extra.items() if k not in schema}
+    return {**schema, **extra} if extra else schema
+
+
 class _Generator:
     """One generation: the root (for ``$ref``), the seed, the words to use, the node budget."""
 
@@ -597,6 +649,7 @@ class _Generator:
         if schema is True or schema is None or not isinstance(schema, dict):
             return self.text_for(name, "", path, variant, {}) if schema is True else None
         schema, refs, cut = self.flatten(schema, refs)
+        schema = _with_described(schema)
         tight = cut or depth > MAX_DEPTH or self.nodes > MAX_NODES
 
         if "const" in schema:
