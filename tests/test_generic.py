@@ -505,3 +505,16 @@ def test_instructions_that_give_a_json_schema_get_a_json_answer_valid_under_it()
     plain = client.messages.create(model=MODEL, max_tokens=512, system="Answer in JSON if you like. {not a schema}",
                                    messages=[{"role": "user", "content": "My kettle is broken."}])
     assert plain.content[0].text.startswith("You asked:")
+
+
+def test_the_first_tool_request_does_not_import_the_slow_iri_grammar():
+    """rfc3987_syntax builds a grammar at import (1.3-1.9 s): jsonschema is imported without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, agentlab; c = agentlab.fake_client(); c.messages.create(model='claude-sonnet-5', max_tokens=64, "
+            "tools=[{'name': 'get_weather', 'input_schema': {'type': 'object', 'properties': {'city': {'type': 'string'}}}}], "
+            "messages=[{'role': 'user', 'content': 'Weather in Paris?'}]); "
+            "print('jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules); import rfc3987_syntax")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]

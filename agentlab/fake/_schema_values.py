@@ -221,7 +221,9 @@ def is_valid(value: Any, schema: Any, root: Any = None) -> bool:
     Never hangs: a schema with a pattern whose matching could take exponential time (nested
     quantifiers) is not run, and counts as not valid."""
     try:
-        from jsonschema import validators
+        from .._jsonschema import import_jsonschema
+
+        validators = import_jsonschema().validators
 
         base = root if isinstance(root, dict) else schema
         if not isinstance(base, (dict, bool)):
