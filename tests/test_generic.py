@@ -518,3 +518,21 @@ def test_the_first_tool_request_does_not_import_the_slow_iri_grammar():
             "print('jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules); import rfc3987_syntax")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False"]
+
+
+@pytest.mark.parametrize("prompt,city", [("What should I wear in Zürich today?", "Zürich"),
+                                         ("Weather in São Paulo?", "São Paulo"),
+                                         ("New York weather", "New York"),
+                                         ("Is it raining in Rio de Janeiro?", "Rio de Janeiro")])
+def test_a_city_gets_the_place_the_prompt_names_and_a_retry_really_differs(prompt, city):
+    attempts: list[dict] = []
+
+    def failing(name: str, tool_input: dict) -> str:
+        attempts.append(tool_input)
+        raise ConnectionError("weather service down (503)")
+
+    client = agentlab.fake_client()
+    agent_loop(client, prompt, [WEATHER_TOOL], failing)
+    assert attempts[0]["city"] == city
+    assert len(attempts) == 2 and attempts[0] != attempts[1]
+    jsonschema.validate(attempts[1], WEATHER_TOOL["input_schema"])

@@ -15,8 +15,10 @@ starts a new task). Within a task, per request:
    calls that tool; ``any`` calls the next planned tool; once the plan is done, the answer tool,
    else a tool not called yet, else the plan's first tool again (a loop that forces tool use every
    time never ends, as on the real API).
-2. An ``is_error`` result makes it react: the call is retried once with other arguments; a
-   second error gives up on that tool, and the final answer says it failed.
+2. An ``is_error`` result makes it react: the call is retried once with other arguments (they
+   really differ: every optional property filled in, else the first string in another case,
+   "Oslo" -> "oslo", else other seeds; see ``_arguments``); a second error gives up on that tool,
+   and the final answer says it failed.
 3. Otherwise the next tool of the plan that has not been called yet: one call per assistant
    turn, or all of them in one turn with ``parallel=True`` (unless the request sets
    ``disable_parallel_tool_use``).
@@ -57,7 +59,7 @@ from typing import Any, Sequence
 
 from ._replies import Reply, text, tool_uses
 from ._scenario import RunTool, Scenario, Turn
-from ._schema_values import prompt_words, tool_input, value_for
+from ._schema_values import is_valid, prompt_words, tool_input, value_for
 
 __all__ = ["generic", "GenericOptions", "generic_policy", "is_answer_tool", "schema_in_instructions", "DEFAULT_STEPS"]
 
@@ -260,9 +262,33 @@ def _plan(tools: list[dict[str, Any]], options: GenericOptions, prompt: str) -> 
 # ----------------------------------------------------------------------------------------------
 
 
-def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int) -> dict[str, Any]:
+def _recased(value: dict[str, Any]) -> list[dict[str, Any]]:
+    """``value`` with its first string property in another case: lower, Title, UPPER."""
+    for key, item in value.items():
+        if isinstance(item, str) and item.strip():
+            return [{**value, key: form} for form in (item.lower(), item.title(), item.upper()) if form != item]
+    return []
+
+
+def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int,
+               before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The input of a call to ``tool``; on a retry (``before``: the inputs already sent to it this
+    task) one that differs from each of them and is still valid: the seeded input, else with every
+    optional property filled in, else its first string in another case (lower, Title, UPPER:
+    "Oslo" -> "oslo"), else other seeds, else the input made without the prompt's words.
+    Unknown: the fake's choice; a real model rewrites its arguments after an error."""
+    schema = tool.get("input_schema")
     seed = f"{options.seed}/{tool['name']}/{attempt}"
-    return tool_input(tool.get("input_schema"), seed=seed, words=_safe(prompt))
+    first = tool_input(schema, seed=seed, words=_safe(prompt))
+    if not before or first not in before:
+        return first
+    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all"), *_recased(first)]
+    candidates += [tool_input(schema, seed=f"{seed}/{k}", words=_safe(prompt)) for k in range(1, 4)]
+    candidates.append(tool_input(schema, seed=seed))
+    for candidate in candidates:
+        if candidate not in before and (not isinstance(schema, dict) or is_valid(candidate, schema)):
+            return candidate
+    return first
 
 
 def _summary(calls: Sequence[_Call]) -> str:
@@ -343,7 +369,8 @@ def generic_policy(options: GenericOptions) -> "Any":
             return sum(1 for c in calls if c.name == name)
 
         def call(tool: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]))
+            before = [c.input for c in calls if c.name == tool["name"]]
+            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before)
 
         if not tools or kind == "none":
             reason = "Tool use is turned off for this request, so I answered in text." if tools else ""

@@ -1261,11 +1261,52 @@ def _singular(name: str) -> str:
     return name
 
 
+_PLACE_PREPOSITIONS = frozenset("in to from at for near around en a de para desde hacia".split())
+_PLACE_CONNECTORS = frozenset("de do da del dos das of upon on am".split())
+_NOT_PLACES = _STOPWORDS | frozenset("""weather forecast temperature temperatures rain check find show get give list
+search look please hi hello hey can could would will should is are do does what when where which who why how
+tell need want send email book plan help hola dime busca quiero clima tiempo""".split())
+_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’.-](?=[^\W\d_]))*")
+
+
 def _place_in(text: str) -> str | None:
-    """The capitalised place after "in"/"to"/"from"/"at" (or Spanish "en"/"a"/"de") in ``text``
-    ("... wear in Austin today?" -> "Austin"), or None."""
-    match = re.search(r"\b(?:in|to|from|at|en|a|de)\s+([A-Z][a-zA-Z'-]{1,30}(?: [A-Z][a-zA-Z'-]{1,30}){0,3})", text[:2_000])
-    return match.group(1) if match else None
+    """The place named in ``text``, Unicode-aware: the run of capitalised words (at most four, with
+    ``de``/``do``/``of``... between them: "Rio de Janeiro") after "in"/"to"/"from"/"at"/"for"/"near"
+    (or Spanish "en"/"a"/"de"/"para"), e.g. "... in Zürich today?" -> "Zürich", "in São Paulo" ->
+    "São Paulo"; else such a run at the very start ("New York weather" -> "New York") unless its
+    first word is a common opener ("What", "Weather", "Please"...); else None.
+    Unknown: the fake's heuristic; a real model understands the sentence."""
+    words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text[:2_000])]
+
+    def run(i: int) -> str | None:
+        parts: list[tuple[str, int, int]] = []
+        while i < len(words) and len(parts) < 6:
+            word, start, _ = words[i]
+            if parts and text[parts[-1][2]:start] != " ":
+                break
+            if word[0].isupper():
+                parts.append(words[i])
+            elif parts and word in _PLACE_CONNECTORS and i + 1 < len(words) and words[i + 1][0][0].isupper():
+                parts.append(words[i])
+            else:
+                break
+            i += 1
+        while parts and not parts[-1][0][0].isupper():
+            parts.pop()
+        if not parts or sum(1 for p in parts if p[0][0].isupper()) > 4:
+            return None
+        return text[parts[0][1]:parts[-1][2]]
+
+    for i, (word, _, _) in enumerate(words[:-1]):
+        if word in _PLACE_PREPOSITIONS:
+            found = run(i + 1)
+            if found:
+                return found
+    if words and words[0][1] == len(text) - len(text.lstrip()) and words[0][0].lower() not in _NOT_PLACES:
+        found = run(0)
+        if found and len(found) > 1:
+            return found
+    return None
 
 
 def _expression(text: str) -> str | None:
