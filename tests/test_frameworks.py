@@ -16,6 +16,7 @@ import sys
 
 import jsonschema
 import pydantic
+import pytest
 from pydantic_ai import Agent, ToolOutput
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
@@ -154,3 +155,58 @@ def test_the_readme_recipe_runs_as_written(capsys, monkeypatch) -> None:
     answer = printed.split("Journal of scenario")[0]  # what the agent answered, before the journal
     assert "shipped on 3 March" in answer  # it quotes the tool result
     assert [b["name"] for b in tool_uses(namespace["client"])] == ["lookup_order"]
+
+
+# --- Structured output plus the agent's own tools, on every kind of model (a fresh user's findings) ---
+# pydantic-ai sends tool_choice {"type": "any"} with its output tool on claude-haiku-4-5, claude-opus-4-5,
+# claude-sonnet-4-6 and claude-opus-4-7, and "auto" on claude-opus-5-5/claude-sonnet-5: either way the
+# generic model must call the agent's own tools, then deliver the answer through final_result.
+
+class Ticket(pydantic.BaseModel):
+    title: str
+
+
+OUTPUT_MODELS = ["claude-haiku-4-5", "claude-opus-4-5", "claude-sonnet-4-6", "claude-opus-4-7",
+                 "claude-opus-5-5", "claude-sonnet-5"]
+
+
+def ticket_agent(model: str, output_type, two_tools: bool):
+    from pydantic_ai import NativeOutput, PromptedOutput  # noqa: F401 - the kinds the parametrisation uses
+
+    client = agentlab.fake_async_client()
+    agent = Agent(AnthropicModel(model, provider=AnthropicProvider(anthropic_client=client)), output_type=output_type)
+    ran: list[str] = []
+
+    @agent.tool_plain
+    def lookup_order(order_id: str) -> str:
+        ran.append("lookup_order")
+        return "shipped"
+
+    if two_tools:
+        @agent.tool_plain
+        def track_parcel(tracking_number: str) -> str:
+            """Track a parcel with the carrier."""
+            ran.append("track_parcel")
+            return "out for delivery"
+
+    return client, agent, ran
+
+
+@pytest.mark.parametrize("two_tools", [False, True], ids=["one-tool", "two-tools"])
+@pytest.mark.parametrize("kind", ["plain", "ToolOutput", "NativeOutput", "PromptedOutput"])
+@pytest.mark.parametrize("model", OUTPUT_MODELS)
+def test_structured_output_with_own_tools_calls_them_then_answers_a_ticket(model, kind, two_tools) -> None:
+    from pydantic_ai import NativeOutput, PromptedOutput
+
+    output_type = {"plain": Ticket, "ToolOutput": ToolOutput(Ticket), "NativeOutput": NativeOutput(Ticket),
+                   "PromptedOutput": PromptedOutput(Ticket)}[kind]
+    client, agent, ran = ticket_agent(model, output_type, two_tools)
+    prompt = "Where is order A-1042? Track the parcel too." if two_tools else "Where is order A-1042?"
+    result = agent.run_sync(prompt)
+    assert isinstance(result.output, Ticket)
+    assert set(ran) == ({"lookup_order", "track_parcel"} if two_tools else {"lookup_order"})
+    steps = agentlab.journal(client).steps
+    assert len(steps) <= 4  # no loop: the own tools, then the answer
+    called = [b["name"] for b in tool_uses(client)]
+    if "final_result" in called:  # the output tool comes last, once
+        assert called[-1] == "final_result" and called.count("final_result") == 1

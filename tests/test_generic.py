@@ -433,3 +433,106 @@ def test_the_policy_never_raises_and_calls_only_request_tools_with_valid_inputs(
         assert len(uses) >= 1
     if not uses:
         assert [b["type"] for b in first.content] == ["text"] and first.content[0]["text"].strip()
+
+
+# --- Answer tools: the tool meant for the final answer comes last, instead of the final text ---
+
+SUBMIT = {
+    "name": "submit_answer",
+    "description": "Submit your answer.",
+    "input_schema": {"type": "object", "properties": {"answer": {"type": "string"},
+                                                      "confidence": {"type": "number", "minimum": 0, "maximum": 1}},
+                     "required": ["answer", "confidence"], "additionalProperties": False},
+}
+FINAL_RESULT = {  # what pydantic-ai sends for output_type=ToolOutput(Ticket)
+    "name": "final_result", "description": "The final response which ends this conversation",
+    "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+}
+
+
+@pytest.mark.parametrize("answer_tool", [SUBMIT, FINAL_RESULT], ids=["submit_answer", "final_result"])
+@pytest.mark.parametrize("choice", [None, {"type": "any"}])
+def test_an_answer_tool_is_called_last_with_valid_arguments(answer_tool, choice):
+    client = agentlab.fake_client()
+    params = {"tool_choice": choice} if choice else {}
+    messages: list[dict] = [{"role": "user", "content": "Work out 12 * 7 for me."}]
+    names = []
+    for _ in range(4):
+        reply = client.messages.create(model=MODEL, max_tokens=512, tools=[answer_tool, CALCULATOR],
+                                       messages=messages, **params)
+        uses = [b for b in reply.content if b.type == "tool_use"]
+        if not uses:
+            break
+        names += [b.name for b in uses]
+        if uses[-1].name == answer_tool["name"]:
+            jsonschema.validate(uses[-1].input, answer_tool["input_schema"])
+            break
+        messages += [{"role": "assistant", "content": reply.content},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b.id, "content": "84"}
+                                                  for b in uses]}]
+    assert names == ["calculator", answer_tool["name"]]
+
+
+def test_after_the_answer_tool_returns_the_model_ends_in_text_and_submit_order_is_an_ordinary_tool():
+    from agentlab.fake._generic import is_answer_tool
+
+    assert not is_answer_tool({"name": "submit_order", "description": "Place the order."})
+    assert is_answer_tool({"name": "final_result_Ticket", "description": "The final response which ends this conversation"})
+    assert is_answer_tool({"name": "respond", "description": ""}) and is_answer_tool({"name": "final_answer"})
+    client = agentlab.fake_client()
+    answer = agent_loop(client, "Work out 12 * 7 for me.", [SUBMIT, CALCULATOR], lambda n, i: "84" if n == "calculator" else "ok")
+    assert [n for n, _ in calls(agentlab.journal(client))] == ["calculator", "submit_answer"]
+    assert "calculator" in answer
+
+
+def test_forced_tool_use_calls_every_tool_once_before_repeating_one():
+    client = agentlab.fake_client()
+    with pytest.raises(RunawayLoop):
+        agent_loop(client, "Work out 12 * 7.", THREE, run_three, tool_choice={"type": "any"})
+    names = [n for n, _ in calls(agentlab.journal(client))]
+    assert names[:3] == ["calculator", "get_customer", "send_email"] and names[3] == "calculator"
+
+
+def test_instructions_that_give_a_json_schema_get_a_json_answer_valid_under_it():
+    schema = {"type": "object", "properties": {"title": {"type": "string"}, "priority": {"enum": ["low", "high"]}},
+              "required": ["title", "priority"], "title": "Ticket"}
+    system = ("Always respond with a JSON object that's compatible with this schema:\n\n"
+              f"{json.dumps(schema)}\n\nDon't include any text or Markdown fencing before or after.")
+    client = agentlab.fake_client()
+    reply = client.messages.create(model=MODEL, max_tokens=512, system=system,
+                                   messages=[{"role": "user", "content": "My kettle is broken."}])
+    jsonschema.validate(json.loads(reply.content[0].text), schema)
+    plain = client.messages.create(model=MODEL, max_tokens=512, system="Answer in JSON if you like. {not a schema}",
+                                   messages=[{"role": "user", "content": "My kettle is broken."}])
+    assert plain.content[0].text.startswith("You asked:")
+
+
+def test_the_first_tool_request_does_not_import_the_slow_iri_grammar():
+    """rfc3987_syntax builds a grammar at import (1.3-1.9 s): jsonschema is imported without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, agentlab; c = agentlab.fake_client(); c.messages.create(model='claude-sonnet-5', max_tokens=64, "
+            "tools=[{'name': 'get_weather', 'input_schema': {'type': 'object', 'properties': {'city': {'type': 'string'}}}}], "
+            "messages=[{'role': 'user', 'content': 'Weather in Paris?'}]); "
+            "print('jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules); import rfc3987_syntax")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]
+
+
+@pytest.mark.parametrize("prompt,city", [("What should I wear in Zürich today?", "Zürich"),
+                                         ("Weather in São Paulo?", "São Paulo"),
+                                         ("New York weather", "New York"),
+                                         ("Is it raining in Rio de Janeiro?", "Rio de Janeiro")])
+def test_a_city_gets_the_place_the_prompt_names_and_a_retry_really_differs(prompt, city):
+    attempts: list[dict] = []
+
+    def failing(name: str, tool_input: dict) -> str:
+        attempts.append(tool_input)
+        raise ConnectionError("weather service down (503)")
+
+    client = agentlab.fake_client()
+    agent_loop(client, prompt, [WEATHER_TOOL], failing)
+    assert attempts[0]["city"] == city
+    assert len(attempts) == 2 and attempts[0] != attempts[1]
+    jsonschema.validate(attempts[1], WEATHER_TOOL["input_schema"])

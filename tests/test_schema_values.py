@@ -364,3 +364,35 @@ def test_a_singular_keyword_is_one_word_of_the_prompt():
               "required": ["keyword", "query"]}
     value = tool_input(schema, seed="s", words="What is the weather in SF?")
     assert value == {"keyword": "weather", "query": "weather SF"}
+
+
+# --- Keywords a fresh user found invalid values for: look-aheads, format plus pattern, not, if/then/else,
+# oneOf matched by both branches, propertyNames, patternProperties with minProperties ---
+
+HARD_SCHEMAS = {
+    "lookahead": {"type": "string", "pattern": "^(?=.*[A-Z])(?=.*\\d)[A-Za-z\\d]{8,}$"},
+    "lookahead-password": {"type": "object", "properties": {
+        "password": {"type": "string", "pattern": "^(?=.*[a-z])(?=.*[A-Z])(?=.*\\d)(?!.*\\s).{8,20}$"}},
+        "required": ["password"]},
+    "date-and-pattern": {"type": "string", "format": "date", "pattern": "^2030-"},
+    "not-const": {"type": "object", "properties": {"city": {"type": "string", "not": {"const": "Paris"}}},
+                  "required": ["city"]},
+    "not-even": {"type": "integer", "not": {"multipleOf": 2}},
+    "not-short": {"type": "string", "not": {"maxLength": 10}},
+    "if-then-else": {"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "n": {"type": "integer"}},
+                     "required": ["kind", "n"], "if": {"properties": {"kind": {"const": "a"}}},
+                     "then": {"properties": {"n": {"minimum": 100}}}, "else": {"properties": {"n": {"maximum": -5}}}},
+    "oneOf-integer-number": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    "oneOf-string-short": {"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 100}]},
+    "propertyNames": {"type": "object", "propertyNames": {"pattern": "^[a-z]{2}_[A-Z]{2}$"}, "minProperties": 1},
+    "patternProperties": {"type": "object", "patternProperties": {"^x-[a-z]+$": {"type": "integer"}},
+                          "additionalProperties": False, "minProperties": 1},
+}
+
+
+@pytest.mark.parametrize("key", list(HARD_SCHEMAS))
+def test_values_are_valid_for_lookaheads_not_if_oneof_and_property_names(key):
+    schema = HARD_SCHEMAS[key]
+    for seed in range(12):
+        value = value_for(schema, seed=seed, words="What should I wear in Paris today?")
+        jsonschema.validate(value, schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)

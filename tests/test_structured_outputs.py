@@ -179,3 +179,104 @@ def test_garbage_output_config_never_breaks_the_reply():
         message = client.with_options(max_retries=0).messages.create(model=MODEL, max_tokens=256, messages=PROMPT,
                                                                       output_config=config)
         json.loads(message.content[0].text)
+
+
+# --- messages.parse on ordinary pydantic models: the SDK's transform_schema moves the constraints the
+# API does not take into each description ("{maxItems: 5, minItems: 3}"); the model must honour them. ---
+
+import datetime as _dt  # noqa: E402
+import enum as _enum  # noqa: E402
+from typing import Annotated, Optional, Union  # noqa: E402
+
+
+class _Colour(_enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Plan(pydantic.BaseModel):
+    steps: list[str] = pydantic.Field(min_length=3, max_length=5)
+
+
+class Pair(pydantic.BaseModel):
+    point: tuple[int, str]
+    triple: tuple[float, bool, str]
+
+
+class Bounded(pydantic.BaseModel):
+    score: int = pydantic.Field(ge=10, le=20)
+    ratio: float = pydantic.Field(gt=0, lt=1)
+    step: int = pydantic.Field(multiple_of=5, gt=7)
+    code: str = pydantic.Field(min_length=4, max_length=6)
+    sku: str = pydantic.Field(pattern=r"^[A-Z]{3}-\d{3}$")
+
+
+class WithLiteral(pydantic.BaseModel):
+    mode: Literal["fast", "slow"]
+    level: Literal[1, 2, 3]
+
+
+class WithOptional(pydantic.BaseModel):
+    nickname: Optional[str] = None
+    age: Optional[int] = pydantic.Field(default=None, ge=18)
+
+
+class Nested(pydantic.BaseModel):
+    grid: list[list[int]] = pydantic.Field(min_length=2)
+    tags: list[str] = pydantic.Field(min_length=2, max_length=2)
+
+
+class Dated(pydantic.BaseModel):
+    when: _dt.datetime
+    day: _dt.date
+    at: _dt.time
+
+
+class Coloured(pydantic.BaseModel):
+    colour: _Colour
+    colours: list[_Colour] = pydantic.Field(min_length=2)
+
+
+class Counts(pydantic.BaseModel):
+    counts: dict[str, int]
+
+
+class Cat(pydantic.BaseModel):
+    kind: Literal["cat"]
+    lives: int = pydantic.Field(ge=1, le=9)
+
+
+class Dog(pydantic.BaseModel):
+    kind: Literal["dog"]
+    good: bool
+
+
+class Pet(pydantic.BaseModel):
+    pet: Annotated[Union[Cat, Dog], pydantic.Field(discriminator="kind")]
+    pets: list[Annotated[Union[Cat, Dog], pydantic.Field(discriminator="kind")]] = pydantic.Field(min_length=3)
+
+
+class Unique(pydantic.BaseModel):
+    ids: set[int] = pydantic.Field(min_length=3)
+    items: list[Plan] = pydantic.Field(min_length=2, max_length=3)
+
+
+PARSE_MODELS = [Plan, Pair, Bounded, WithLiteral, WithOptional, Nested, Dated, Coloured, Counts, Pet, Unique]
+
+
+@pytest.mark.parametrize("model", PARSE_MODELS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("prompt", ["Plan my trip to Lima.", "Summarise the ticket."])
+def test_parse_honours_the_constraints_the_sdk_moved_into_descriptions(model, prompt):
+    client = agentlab.fake_client()
+    parsed = client.messages.parse(model=MODEL, max_tokens=1024, output_format=model,
+                                   messages=[{"role": "user", "content": prompt}])
+    assert isinstance(parsed.parsed_output, model)
+
+
+def test_described_constraints_follow_the_sdks_own_format():
+    from anthropic.lib._parse._transform import transform_schema
+    from agentlab.fake._schema_values import value_for
+
+    schema = transform_schema(Plan.model_json_schema())
+    assert "minItems: 3" in schema["properties"]["steps"]["description"]  # what the SDK writes
+    assert 3 <= len(value_for(schema, seed=1)["steps"]) <= 5

@@ -12,14 +12,24 @@ One *task* is what follows the last user message that carries text (a new questi
 starts a new task). Within a task, per request:
 
 1. ``tool_choice`` first (reference 3.4): ``none`` answers in text; ``{"type": "tool", "name"}``
-   calls that tool; ``any`` calls the next planned tool, or the first tool again once the plan
-   is done (a loop that forces tool use every time never ends, as on the real API).
-2. An ``is_error`` result makes it react: the call is retried once with other arguments; a
-   second error gives up on that tool, and the final answer says it failed.
+   calls that tool; ``any`` calls the next planned tool; once the plan is done, the answer tool,
+   else a tool not called yet, else the plan's first tool again (a loop that forces tool use every
+   time never ends, as on the real API).
+2. An ``is_error`` result makes it react: the call is retried once with other arguments (they
+   really differ: every optional property filled in, else the first string in another case,
+   "Oslo" -> "oslo", else other seeds; see ``_arguments``); a second error gives up on that tool,
+   and the final answer says it failed.
 3. Otherwise the next tool of the plan that has not been called yet: one call per assistant
    turn, or all of them in one turn with ``parallel=True`` (unless the request sets
    ``disable_parallel_tool_use``).
-4. After ``steps`` tool-calling turns, or when the plan is done: the final ``end_turn`` text.
+4. After ``steps`` tool-calling turns, or when the plan is done: the final ``end_turn`` text, or,
+   when the request has an *answer tool* (:func:`is_answer_tool`: pydantic-ai's ``final_result``,
+   ``final_answer``, ``submit_answer``, ``respond``...), a call to it with schema-valid arguments
+   instead (under ``auto`` and ``any``); answer tools are never steps of the plan. After the answer
+   tool's result, the final text.
+
+When the system prompt asks for JSON under a schema it gives in its text (pydantic-ai's
+``PromptedOutput``), the final text is JSON valid under that schema (:func:`schema_in_instructions`).
 
 Which tools make the plan (``call_tools``):
 
@@ -49,9 +59,9 @@ from typing import Any, Sequence
 
 from ._replies import Reply, text, tool_uses
 from ._scenario import RunTool, Scenario, Turn
-from ._schema_values import prompt_words, tool_input
+from ._schema_values import is_valid, prompt_words, tool_input, value_for
 
-__all__ = ["generic", "GenericOptions", "generic_policy", "DEFAULT_STEPS"]
+__all__ = ["generic", "GenericOptions", "generic_policy", "is_answer_tool", "schema_in_instructions", "DEFAULT_STEPS"]
 
 DEFAULT_STEPS = 10
 """Tool-calling assistant turns per task before the generic model answers anyway."""
@@ -199,13 +209,41 @@ def _split_name(name: str) -> str:
     return " ".join(re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name))
 
 
+_ANSWER_NAME = re.compile(
+    r"(?:final_?(?:result|answer|response|output)\w*"
+    r"|(?:submit|return|give|provide|deliver|send)_?(?:the_?)?(?:final_?)?(?:answer|result|response|output)s?"
+    r"|submit|respond|answer|reply)", re.IGNORECASE)
+_ANSWER_DESCRIPTION = re.compile(
+    r"\bfinal (?:answer|result|response|output)\b|\bends? (?:this|the) conversation\b", re.IGNORECASE)
+
+
+def is_answer_tool(tool: dict[str, Any]) -> bool:
+    """Whether ``tool`` is the tool meant for the final answer, not a step of the work: its name is
+    ``final_result``/``final_result_<Type>`` (pydantic-ai's output tools, described "The final
+    response which ends this conversation"), ``final_answer``, ``submit``, ``submit_answer``,
+    ``respond``, ``answer``, ``reply``, ``return_result``... (the whole name), or its description
+    speaks of the "final answer/result/response/output" or says it "ends this conversation".
+    A tool named ``submit_order`` is an ordinary tool (it does something; it carries no answer).
+    Unknown: the fake's choice of words, after pydantic-ai's ``_output.py`` and common agent code."""
+    name = tool.get("name")
+    description = tool.get("description")
+    return (isinstance(name, str) and _ANSWER_NAME.fullmatch(name) is not None
+            or isinstance(description, str) and _ANSWER_DESCRIPTION.search(description[:2_000]) is not None)
+
+
 def _plan(tools: list[dict[str, Any]], options: GenericOptions, prompt: str) -> list[dict[str, Any]]:
-    """The tools the model means to call for this task, in order."""
+    """The tools the model means to call for this task, in order. Answer tools
+    (:func:`is_answer_tool`) are not steps of the plan (they come last, see the policy), unless
+    ``call_tools`` names them."""
     if not tools:
         return []
     choice = options.call_tools
     if choice == "none":
         return []
+    if isinstance(choice, str):
+        tools = [t for t in tools if not is_answer_tool(t)]
+        if not tools:
+            return []
     if choice == "first":
         return tools[:1]
     if choice == "all":
@@ -224,9 +262,33 @@ def _plan(tools: list[dict[str, Any]], options: GenericOptions, prompt: str) -> 
 # ----------------------------------------------------------------------------------------------
 
 
-def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int) -> dict[str, Any]:
+def _recased(value: dict[str, Any]) -> list[dict[str, Any]]:
+    """``value`` with its first string property in another case: lower, Title, UPPER."""
+    for key, item in value.items():
+        if isinstance(item, str) and item.strip():
+            return [{**value, key: form} for form in (item.lower(), item.title(), item.upper()) if form != item]
+    return []
+
+
+def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int,
+               before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The input of a call to ``tool``; on a retry (``before``: the inputs already sent to it this
+    task) one that differs from each of them and is still valid: the seeded input, else with every
+    optional property filled in, else its first string in another case (lower, Title, UPPER:
+    "Oslo" -> "oslo"), else other seeds, else the input made without the prompt's words.
+    Unknown: the fake's choice; a real model rewrites its arguments after an error."""
+    schema = tool.get("input_schema")
     seed = f"{options.seed}/{tool['name']}/{attempt}"
-    return tool_input(tool.get("input_schema"), seed=seed, words=_safe(prompt))
+    first = tool_input(schema, seed=seed, words=_safe(prompt))
+    if not before or first not in before:
+        return first
+    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all"), *_recased(first)]
+    candidates += [tool_input(schema, seed=f"{seed}/{k}", words=_safe(prompt)) for k in range(1, 4)]
+    candidates.append(tool_input(schema, seed=seed))
+    for candidate in candidates:
+        if candidate not in before and (not isinstance(schema, dict) or is_valid(candidate, schema)):
+            return candidate
+    return first
 
 
 def _summary(calls: Sequence[_Call]) -> str:
@@ -240,8 +302,41 @@ def _summary(calls: Sequence[_Call]) -> str:
     return "\n".join(lines)
 
 
+_SCHEMA_KEYS = frozenset({"type", "properties", "$defs", "definitions", "anyOf", "oneOf", "allOf", "$ref", "enum"})
+_ASKS_JSON = re.compile(r"\bJSON\b[^{]{0,300}\bschema\b|\bschema\b[^{]{0,300}\bJSON\b", re.IGNORECASE)
+
+
+def schema_in_instructions(system: Any) -> dict[str, Any] | None:
+    """The JSON Schema that the system prompt asks the answer to follow, or None: the system text
+    mentions JSON and a schema (pydantic-ai's ``PromptedOutput``: "Always respond with a JSON object
+    that's compatible with this schema: {...}") and holds a JSON object with schema keywords
+    (``type``, ``properties``, ``$defs``, ``anyOf``...). Bounded: the first 50,000 characters,
+    at most 50 candidate ``{``. Unknown: the fake's choice; a real model follows such text too."""
+    source = _text_of(system)[:50_000]
+    if "{" not in source or not _ASKS_JSON.search(source):
+        return None
+    decoder = json.JSONDecoder()
+    start = source.find("{")
+    for _ in range(50):
+        if start < 0:
+            break
+        try:
+            found, _end = decoder.raw_decode(source, start)
+        except (ValueError, RecursionError):
+            found = None
+        if isinstance(found, dict) and _SCHEMA_KEYS & found.keys():
+            return found
+        start = source.find("{", start + 1)
+    return None
+
+
 def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options: GenericOptions,
-           *, reason: str = "") -> Reply:
+           *, reason: str = "", system: Any = None) -> Reply:
+    if options.final_text is None:
+        schema = schema_in_instructions(system)
+        if schema is not None:  # the instructions ask for JSON under a schema: answer with exactly that
+            return text(json.dumps(value_for(schema, seed=f"{options.seed}/{prompt}", words=_safe(prompt)),
+                                   ensure_ascii=False))
     asked = _short(prompt, _PROMPT_CHARS) or "(no text)"
     summary = _summary([c for c in calls if c.result is not None])
     if options.final_text is not None:
@@ -274,11 +369,12 @@ def generic_policy(options: GenericOptions) -> "Any":
             return sum(1 for c in calls if c.name == name)
 
         def call(tool: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]))
+            before = [c.input for c in calls if c.name == tool["name"]]
+            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before)
 
         if not tools or kind == "none":
             reason = "Tool use is turned off for this request, so I answered in text." if tools else ""
-            return _final(prompt, calls, tools, options, reason=reason)
+            return _final(prompt, calls, tools, options, reason=reason, system=turn.system)
         if kind == "tool" and isinstance(choice.get("name"), str) and choice["name"] in by_name:
             return tool_uses(call(by_name[choice["name"]]))
 
@@ -293,12 +389,25 @@ def generic_policy(options: GenericOptions) -> "Any":
         called = {c.name for c in calls}
         fresh = [t for t in plan if t["name"] not in called]
         todo = retries + fresh
+        # The answer tool comes last, instead of the final text, once (a failed answer is retried above).
+        answer = None if options.call_tools == "none" else \
+            next((t for t in tools if is_answer_tool(t) and t not in plan), None)
+        answer_due = answer is not None and answer["name"] not in called
         if turns >= options.steps and kind == "auto":
-            return _final(prompt, calls, tools, options, reason=f"I stopped after {options.steps} tool-calling turns.")
+            if answer_due:
+                return tool_uses(call(answer))
+            return _final(prompt, calls, tools, options, reason=f"I stopped after {options.steps} tool-calling turns.",
+                          system=turn.system)
         if not todo:
+            if answer_due:
+                return tool_uses(call(answer))
             if kind != "any":
-                return _final(prompt, calls, tools, options)
-            todo = plan[:1] or tools[:1]  # forced: the model must call something
+                return _final(prompt, calls, tools, options, system=turn.system)
+            # Forced, the plan done: a tool not called yet (answer tools first), else the plan's first again
+            # (a loop that forces tool use every time never ends, as on the real API).
+            uncalled = [t for t in tools if t["name"] not in called]
+            uncalled.sort(key=lambda t: not is_answer_tool(t))
+            todo = uncalled[:1] or plan[:1] or tools[:1]
         chosen = todo[:1] if one_at_a_time else todo
         return tool_uses(*(call(t) for t in chosen))
 

@@ -15,6 +15,17 @@ properties chosen from the seed, ``additionalProperties``, ``minProperties``,
 alternation and quantifiers), numbers (``minimum``/``maximum``, both forms of the exclusive
 bounds, ``multipleOf``), ``anyOf``/``oneOf``/``allOf``, and ``$ref`` to ``$defs``/
 ``definitions`` or any local JSON pointer (recursive references end at a depth bound).
+Checked by generate-then-validate (a bounded number of candidates, then the first one): ``not``
+(each numeric/length keyword contradicted, then other variants), ``if``/``then``/``else``
+(``if`` and ``then`` merged in, then ``else``), a ``oneOf`` value matched by several branches
+(the other branches contradicted), look-ahead patterns (``(?=.*[A-Z])``: the look-ahead's string
+written over the main pattern's), ``format`` plus ``pattern`` (the pattern's string over a
+formatted value), ``propertyNames`` and ``patternProperties`` names for ``minProperties``. Left:
+``not`` of an ``enum``/``pattern`` only by trying variants, negative look-aheads only checked,
+``dependentSchemas``/``unevaluated*`` not read (such values may fail validation). The
+constraints the ``anthropic`` SDK's ``transform_schema`` moves into a ``description`` (``"{minItems:
+3, maxItems: 5}"``, ``prefixItems``, ``pattern``, bounds...) are honoured as if stated
+(:func:`described_constraints`), since ``messages.parse`` validates against the original model.
 
 Strings are meaningful where the property name or description makes it easy (a ``city`` gets
 a city, a ``query`` gets words of the user's prompt, an ``email`` an address), and valid first.
@@ -34,7 +45,7 @@ import re
 import zlib
 from typing import Any, Iterable
 
-__all__ = ["value_for", "tool_input", "is_valid", "prompt_words"]
+__all__ = ["value_for", "tool_input", "is_valid", "prompt_words", "described_constraints"]
 
 MAX_DEPTH = 12
 """Nesting depth past which only the smallest value of a type is made (recursive ``$ref``s)."""
@@ -218,7 +229,9 @@ def is_valid(value: Any, schema: Any, root: Any = None) -> bool:
     Never hangs: a schema with a pattern whose matching could take exponential time (nested
     quantifiers) is not run, and counts as not valid."""
     try:
-        from jsonschema import validators
+        from .._jsonschema import import_jsonschema
+
+        validators = import_jsonschema().validators
 
         base = root if isinstance(root, dict) else schema
         if not isinstance(base, (dict, bool)):
@@ -414,10 +427,91 @@ def _render(node: Any, pick: int, stretch: int, out: list[str], budget: list[int
             _render(child, pick + n, stretch, out, budget)
 
 
+def _split_lookarounds(pattern: str) -> tuple[str, list[str]] | None:
+    """``pattern`` without its look-arounds (``(?=...)``, ``(?!...)``, ``(?<=...)``, ``(?<!...)``),
+    and the bodies of its positive look-aheads; None when it has none or they do not parse."""
+    if "(?=" not in pattern and "(?!" not in pattern and "(?<" not in pattern:
+        return None
+    rest: list[str] = []
+    ahead: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            rest.append(pattern[i:i + 2])
+            i += 2
+            continue
+        opener = next((o for o in ("(?=", "(?!", "(?<=", "(?<!") if pattern.startswith(o, i)), None)
+        if opener is None:
+            rest.append(pattern[i])
+            i += 1
+            continue
+        depth, j, in_class = 0, i, False
+        while j < len(pattern):
+            ch = pattern[j]
+            if ch == "\\":
+                j += 2
+                continue
+            if in_class:
+                in_class = ch != "]"
+            elif ch == "[":
+                in_class = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= len(pattern):
+            return None
+        if opener == "(?=":
+            ahead.append(pattern[i + 3:j])
+        i = j + 1
+    return "".join(rest), ahead
+
+
+def _lookahead_string(pattern: str, seed: int, min_len: int, max_len: int | None, variant: int) -> str | None:
+    """A string for a pattern with look-arounds (``^(?=.*[A-Z])(?=.*\\d)[A-Za-z\\d]{8,}$``): a string
+    of the pattern without them, with a string of each look-ahead (its leading ``.*`` dropped)
+    written over its start or end, checked against the whole pattern; None when none fits."""
+    split = _split_lookarounds(pattern)
+    if split is None:
+        return None
+    main, ahead = split
+    try:
+        compiled = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    snippets = []
+    for body in ahead[:8]:
+        body = re.sub(r"^(?:\.\*\??|\[\^[^\]]*\]\*\??)", "", body)
+        made = _pattern_string(f"^(?:{body})", seed, 0, None) if body else ""
+        if made is None:
+            return None
+        snippets.append(made)
+    joined = "".join(snippets)
+    tried = 0
+    for stretch_len in (min_len, max(min_len, len(joined)), max(min_len, len(joined) + 4), 0):
+        base = _pattern_string(main, seed, stretch_len, max_len, variant)
+        if base is None:
+            continue
+        for value in (base, joined + base[len(joined):], base[: max(0, len(base) - len(joined))] + joined,
+                      joined + base, base + joined):
+            tried += 1
+            if len(value) >= min_len and (max_len is None or len(value) <= max_len) and compiled.search(value):
+                return value
+    return None
+
+
 def _pattern_string(pattern: str, seed: int, min_len: int, max_len: int | None, variant: int = 0) -> str | None:
     """A string that ``re.search(pattern, ...)`` finds, within the length bounds, or None.
     Another ``variant`` tries a longer repetition first, then a tag around the string (an
-    unanchored pattern still finds it), so ``uniqueItems`` arrays can differ."""
+    unanchored pattern still finds it), so ``uniqueItems`` arrays can differ. Look-arounds:
+    :func:`_lookahead_string`."""
+    if "(?" in pattern and not _risky_pattern(pattern):
+        made = _lookahead_string(pattern, seed, min_len, max_len, variant)
+        if made is not None:
+            return made
     try:
         tree = _Regex(pattern).parse()
         compiled = re.compile(pattern)
@@ -526,6 +620,96 @@ def _merge(base: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+_DESCRIBED_KEYS = ("minItems", "maxItems", "uniqueItems", "prefixItems", "contains", "minContains", "maxContains",
+                   "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+                   "exclusiveMaximum", "multipleOf", "minProperties", "maxProperties", "patternProperties",
+                   "propertyNames", "dependentRequired", "not", "if", "then", "else", "items", "additionalItems")
+"""Keywords the SDK's ``transform_schema`` moves into ``description`` that the generator honours."""
+_DESCRIBED_SPLIT = re.compile(r", (?=(?:[A-Za-z_$][A-Za-z0-9_$]*): )")
+_RAW_STRING_KEYS = ("pattern", "format")
+
+
+def described_constraints(description: Any) -> dict[str, Any]:
+    """The constraints the ``anthropic`` SDK's ``transform_schema`` (``anthropic/lib/_parse/
+    _transform.py``, used by ``messages.parse(output_format=Model)``) moved into a description:
+    it appends ``"\\n\\n{key: value, key: value}"`` (or the whole description is that block), each
+    value as Python's ``str()`` (``{maxItems: 5, minItems: 3}``, ``{prefixItems: [{'type':
+    'integer'}], ...}``, ``{pattern: ^[A-Z]{3}$}``). A real model reads that text and follows it.
+
+    Returns the keywords of :data:`_DESCRIBED_KEYS` whose values parse (``ast.literal_eval``;
+    ``pattern``/``format`` as raw text); ``{}`` for any other description. Never raises."""
+    if not isinstance(description, str) or not description.endswith("}") or len(description) > 20_000:
+        return {}
+    cut = description.rfind("\n\n{")
+    block = description[cut + 2:] if cut >= 0 else description
+    if not block.startswith("{"):
+        return {}
+    import ast
+
+    found: dict[str, Any] = {}
+    for part in _DESCRIBED_SPLIT.split(block[1:-1]):
+        key, sep, raw = part.partition(": ")
+        if not sep or key not in _DESCRIBED_KEYS:
+            continue
+        if key in _RAW_STRING_KEYS:
+            found[key] = raw
+            continue
+        try:
+            found[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return found
+
+
+def _with_described(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` plus the constraints its description carries (:func:`described_constraints`);
+    keywords the schema states itself win."""
+    extra = described_constraints(schema.get("description"))
+    extra = {k: v for k, v in extra.items() if k not in schema}
+    return {**schema, **extra} if extra else schema
+
+
+_CHECKED_TRIES = 12
+"""Candidates :meth:`_Generator.checked` makes for one ``not``/``if`` schema before giving up."""
+
+
+def _negations(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """Schemas that each contradict one keyword of ``schema`` (``maxLength: 5`` -> ``minLength: 6``,
+    ``minimum: 3`` -> ``exclusiveMaximum: 3``...), for ``not`` and ``oneOf``; keywords with no simple
+    opposite (``const``, ``enum``, ``pattern``) give none (other variants are tried instead)."""
+    out: list[dict[str, Any]] = []
+    for key, value in schema.items():
+        number = _finite(value)
+        if number is None:
+            continue
+        if key == "maxLength":
+            out.append({"minLength": int(number) + 1})
+        elif key == "minLength" and number > 0:
+            out.append({"maxLength": int(number) - 1})
+        elif key == "maxItems":
+            out.append({"minItems": int(number) + 1})
+        elif key == "minItems" and number > 0:
+            out.append({"maxItems": int(number) - 1})
+        elif key == "maxProperties":
+            out.append({"minProperties": int(number) + 1})
+        elif key == "maximum":
+            out.append({"exclusiveMinimum": value})
+        elif key == "minimum":
+            out.append({"exclusiveMaximum": value})
+        elif key == "exclusiveMaximum":
+            out.append({"minimum": value})
+        elif key == "exclusiveMinimum":
+            out.append({"maximum": value})
+    return out
+
+
+def _near(value: Any) -> list[Any]:
+    """``value`` and, for a number, one half more (a ``number`` that must not be an ``integer``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [value, value + 0.5]
+    return [value]
+
+
 class _Generator:
     """One generation: the root (for ``$ref``), the seed, the words to use, the node budget."""
 
@@ -597,7 +781,10 @@ class _Generator:
         if schema is True or schema is None or not isinstance(schema, dict):
             return self.text_for(name, "", path, variant, {}) if schema is True else None
         schema, refs, cut = self.flatten(schema, refs)
+        schema = _with_described(schema)
         tight = cut or depth > MAX_DEPTH or self.nodes > MAX_NODES
+        if not tight and ("not" in schema or "if" in schema):
+            return self.checked(schema, path, name, depth, refs, variant)
 
         if "const" in schema:
             return copy.deepcopy(schema["const"])
@@ -630,6 +817,38 @@ class _Generator:
         kind = next((t for t in types if t != "null"), types[0])
         return self.of_type(kind, schema, path, name, depth, refs, variant)
 
+    def checked(self, schema: dict[str, Any], path: str, name: str, depth: int, refs: tuple[str, ...],
+                variant: int) -> Any:
+        """A value for a schema with ``not`` or ``if``/``then``/``else``: candidates made without
+        them (``if`` and ``then`` merged in first, then ``else``; then each keyword of ``not``
+        contradicted, see :func:`_negations`; then other variants), the first that validates under
+        the whole schema. At most :data:`_CHECKED_TRIES` candidates; else the first one."""
+        base = {k: v for k, v in schema.items() if k not in ("not", "if", "then", "else")}
+        shapes: list[dict[str, Any]] = []
+        cond, then, other = schema.get("if"), schema.get("then"), schema.get("else")
+        if isinstance(cond, dict):
+            with_if = _merge(base, cond)
+            shapes.append(_merge(with_if, then) if isinstance(then, dict) else with_if)
+            shapes.append(_merge(base, other) if isinstance(other, dict) else base)
+        else:
+            shapes.append(base)
+        negated = schema.get("not")
+        if isinstance(negated, dict):
+            shapes += [_merge(shapes[0], n) for n in _negations(negated)]
+        first = None
+        tries = 0
+        for k in range(_CHECKED_TRIES):
+            for n, shape in enumerate(shapes):
+                if tries >= _CHECKED_TRIES:
+                    break
+                tries += 1
+                value = self.gen(shape, path if k == 0 else f"{path}~{k}", name, depth, refs, variant + k)
+                first = value if first is None else first
+                for candidate in _near(value):
+                    if is_valid(candidate, schema, self.root):
+                        return candidate
+        return first
+
     def one_of(self, base: dict[str, Any], options: list[Any], key: str, path: str, name: str, depth: int,
                refs: tuple[str, ...], variant: int) -> Any:
         whole = {**base, key: options}
@@ -647,6 +866,18 @@ class _Generator:
             last = candidate if last is None or attempt == 0 else last
             if is_valid(candidate, whole, self.root):
                 return candidate
+        if key == "oneOf":
+            # The value matched several branches: a branch with one keyword of each other branch contradicted.
+            for i in order[:8]:
+                option = dicts[i] if isinstance(dicts[i], dict) else {}
+                shape = _merge(base, option) if base else option
+                for j, other in enumerate(dicts[:8]):
+                    if j != i and isinstance(other, dict):
+                        shape = _merge(shape, (_negations(other) or [{}])[0])
+                candidate = self.gen(shape, f"{path}|{i}!", name, depth + 1, refs, variant)
+                for value in _near(candidate):
+                    if is_valid(value, whole, self.root):
+                        return value
         return last
 
     def smallest(self, schema: dict[str, Any], types: list[str], path: str, name: str, depth: int,
@@ -721,20 +952,49 @@ class _Generator:
                 if isinstance(extra_schema, dict) else variant
         # More properties when minProperties asks: first unused declared ones, then new names.
         spare = [p for p in props if p not in value]
+        patterns = [(k, v) for k, v in schema.get("patternProperties", {}).items()
+                    if isinstance(k, str) and isinstance(v, (dict, bool)) and v is not False] \
+            if isinstance(schema.get("patternProperties"), dict) else []
         n = 0
         while len(value) < min_props and n < MAX_ITEMS * 2:
+            made = None if spare else self.new_name(schema, patterns, path, n, extra_schema)
+            n += 1
             if spare:
                 prop = spare.pop(0)
                 sub: Any = props[prop]
-            elif extra_schema is False:
+            elif made is None:
                 break
             else:
-                prop = f"extra_{n + 1}"
-                sub = extra_schema if isinstance(extra_schema, dict) else {}
-            n += 1
+                prop, sub = made
             if prop not in value:
                 value[prop] = self.gen(sub, f"{path}/{prop}", prop, depth + 1, refs, variant)
         return value
+
+    def new_name(self, schema: dict[str, Any], patterns: list[tuple[str, Any]], path: str, n: int,
+                 extra_schema: Any) -> tuple[str, Any] | None:
+        """The ``n``-th undeclared property to add (``minProperties``) and its schema: a name made
+        for a ``patternProperties`` pattern, else ``extra_<n>`` under ``additionalProperties``; the
+        name valid under ``propertyNames`` (made from it when ``extra_<n>`` is not). None: no way."""
+        names = schema.get("propertyNames")
+        names = names if isinstance(names, dict) else None
+        options: list[tuple[str, Any]] = []
+        for pattern, sub in patterns[:8]:
+            made = _pattern_string(pattern, self.seed + n, 1, None, n)
+            if made is not None:
+                options.append((made, sub if isinstance(sub, dict) else {}))
+        if extra_schema is not False:
+            sub = extra_schema if isinstance(extra_schema, dict) else {}
+            options.append((f"extra_{n + 1}", sub))
+            if names is not None:
+                made = self.gen({**names, "type": "string"}, f"{path}/propertyNames/{n}", "key", MAX_DEPTH, (), n)
+                if isinstance(made, str):
+                    options.append((made, sub))
+        for prop, sub in options:
+            if names is None or is_valid(prop, names, self.root):
+                if extra_schema is False and self.pattern_schema(schema, prop) is None:
+                    continue
+                return prop, (self.pattern_schema(schema, prop) or sub)
+        return None
 
     def include_optional(self, path: str, prop: str) -> bool:
         if self.optional == "all":
@@ -826,6 +1086,15 @@ class _Generator:
             return fitted
         if isinstance(pattern, str):
             made = _pattern_string(pattern, self.seed + variant, lo, hi, variant)
+            if made is not None and isinstance(fmt, str) and fmt in _FORMATS and not _risky_pattern(pattern):
+                # Both a format and a pattern ("date" and "^2030-"): the pattern's string written over
+                # the start (or the end) of a formatted value, checked against both.
+                target = {"type": "string", "format": fmt, "pattern": pattern}
+                for k in range(4):
+                    formatted = _format_value(fmt, k + variant) or ""
+                    for value in (made, made + formatted[len(made):], formatted[: max(0, len(formatted) - len(made))] + made):
+                        if _fit_length(value, lo, hi) == value and is_valid(value, target):
+                            return value
             if made is not None:
                 return made
         # Honest fallback: the right length; it may not match an unsupported pattern.
@@ -992,11 +1261,52 @@ def _singular(name: str) -> str:
     return name
 
 
+_PLACE_PREPOSITIONS = frozenset("in to from at for near around en a de para desde hacia".split())
+_PLACE_CONNECTORS = frozenset("de do da del dos das of upon on am".split())
+_NOT_PLACES = _STOPWORDS | frozenset("""weather forecast temperature temperatures rain check find show get give list
+search look please hi hello hey can could would will should is are do does what when where which who why how
+tell need want send email book plan help hola dime busca quiero clima tiempo""".split())
+_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’.-](?=[^\W\d_]))*")
+
+
 def _place_in(text: str) -> str | None:
-    """The capitalised place after "in"/"to"/"from"/"at" (or Spanish "en"/"a"/"de") in ``text``
-    ("... wear in Austin today?" -> "Austin"), or None."""
-    match = re.search(r"\b(?:in|to|from|at|en|a|de)\s+([A-Z][a-zA-Z'-]{1,30}(?: [A-Z][a-zA-Z'-]{1,30}){0,3})", text[:2_000])
-    return match.group(1) if match else None
+    """The place named in ``text``, Unicode-aware: the run of capitalised words (at most four, with
+    ``de``/``do``/``of``... between them: "Rio de Janeiro") after "in"/"to"/"from"/"at"/"for"/"near"
+    (or Spanish "en"/"a"/"de"/"para"), e.g. "... in Zürich today?" -> "Zürich", "in São Paulo" ->
+    "São Paulo"; else such a run at the very start ("New York weather" -> "New York") unless its
+    first word is a common opener ("What", "Weather", "Please"...); else None.
+    Unknown: the fake's heuristic; a real model understands the sentence."""
+    words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text[:2_000])]
+
+    def run(i: int) -> str | None:
+        parts: list[tuple[str, int, int]] = []
+        while i < len(words) and len(parts) < 6:
+            word, start, _ = words[i]
+            if parts and text[parts[-1][2]:start] != " ":
+                break
+            if word[0].isupper():
+                parts.append(words[i])
+            elif parts and word in _PLACE_CONNECTORS and i + 1 < len(words) and words[i + 1][0][0].isupper():
+                parts.append(words[i])
+            else:
+                break
+            i += 1
+        while parts and not parts[-1][0][0].isupper():
+            parts.pop()
+        if not parts or sum(1 for p in parts if p[0][0].isupper()) > 4:
+            return None
+        return text[parts[0][1]:parts[-1][2]]
+
+    for i, (word, _, _) in enumerate(words[:-1]):
+        if word in _PLACE_PREPOSITIONS:
+            found = run(i + 1)
+            if found:
+                return found
+    if words and words[0][1] == len(text) - len(text.lstrip()) and words[0][0].lower() not in _NOT_PLACES:
+        found = run(0)
+        if found and len(found) > 1:
+            return found
+    return None
 
 
 def _expression(text: str) -> str | None:
