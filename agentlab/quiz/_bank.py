@@ -22,7 +22,6 @@ import difflib
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -31,6 +30,7 @@ import yaml
 
 from .. import antipatterns
 from .._i18n import language
+from .._jsonschema import import_jsonschema
 from ._schema import BANK_SCHEMA, QUESTION_TYPES, SCHEMAS
 
 __all__ = ["CACHE_DIR_ENV", "QUIZ_DIR_ENV", "Bank", "BankError", "Option", "Question", "Text", "Topic", "default_cache_dir",
@@ -43,20 +43,7 @@ _SINGLE_ANSWER = ("single", "next_action", "spot_the_bug")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster, same marks
 
 
-def _import_jsonschema() -> Any:
-    """``jsonschema``, imported without its optional ``rfc3987_syntax`` checker when nothing
-    imported it yet: that module builds a grammar at import (1.5 s here, pulled in by
-    JupyterLab's jupyter-events) and only serves the "iri" formats, which no bank uses and which
-    jsonschema does not assert by default. Later imports of ``rfc3987_syntax`` work as usual."""
-    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
-        import jsonschema
-        return jsonschema
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # makes its import fail fast
-    try:
-        import jsonschema
-    finally:
-        del sys.modules["rfc3987_syntax"]
-    return jsonschema
+_import_jsonschema = import_jsonschema  # the shared lazy import (agentlab._jsonschema)
 
 
 # --------------------------------------------------------------------------------- errors
