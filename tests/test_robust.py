@@ -73,9 +73,9 @@ HOSTILE = [
                                                     "required": ["city", "units"]})), {}, "weather", 200),
     ("an object enum", raw(with_schema({"type": "object", "properties": {"city": {"type": "string"},
                                                                          "units": {"enum": {"c": 1}}},
-                                        "required": ["city", "units"]})), {}, "weather", 200),
+                                        "required": ["city", "units"]})), {}, "weather", 400),  # rule 21d: not draft 2020-12
     ('"required": 5', raw(with_schema({"type": "object", "properties": {"city": {"type": "string"}}, "required": 5})),
-     {}, "weather", 200),
+     {}, "weather", 400),  # rule 21d (the filler still meets both shapes under output_config: test_structured_outputs)
     ("1e400 in a schema", raw(body()).replace(b'"type": "string"', b'"type": "string", "maxLength": 1e400', 1),
      {}, "weather", 400),
     ("a non-string text inside tool_result.content", raw(answered([{"type": "text", "text": 5}])), {}, "weather", 400),  # rule 4d: nested blocks are shape-checked

@@ -101,9 +101,9 @@ def issued_ledger() -> ThinkingLedger:
 
 
 def ctx(payload: dict[str, Any], *, endpoint: str = "messages", ledger: ThinkingLedger | None = None,
-        **options: Any) -> RequestContext:
-    return RequestContext(endpoint=endpoint, body=payload, headers=dict(AUTH), options=ValidationOptions(**options),
-                          ledger=ledger or issued_ledger())
+        headers: dict[str, str] | None = None, **options: Any) -> RequestContext:
+    return RequestContext(endpoint=endpoint, body=payload, headers=dict(AUTH) | (headers or {}),
+                          options=ValidationOptions(**options), ledger=ledger or issued_ledger())
 
 
 def thinking_loop(first: list[dict[str, Any]], **params: Any) -> dict[str, Any]:
@@ -128,6 +128,7 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)
     status: int = 400
     error_type: str = "invalid_request_error"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def reject(rule: str, payload: dict[str, Any], message: str, **kw: Any) -> Any:
@@ -163,7 +164,74 @@ _EXTENDED_DOCS = ("Please consult our documentation at https://docs.anthropic.co
 TEMPERATURE_24D = f"`temperature` may only be set to 1 when thinking is enabled. {_EXTENDED_DOCS}"
 TOP_K_24E = f"`top_k` must be unset when thinking is enabled. {_EXTENDED_DOCS}"
 
+DRAFT_21D = ("tools.{}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+             "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+             "https://docs.claude.com/en/docs/tool-use.")
+COMBINATORS_21C = "tools.{}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"
+BETA_4I = ("Unexpected value(s) `{}` for the `anthropic-beta` header. Please consult our documentation at "
+           "docs.claude.com or try again without the header.")
+
+
+def custom_tool(schema: Any, name: str = "lookup") -> dict[str, Any]:
+    return {"name": name, "description": "Look something up.", "input_schema": schema}
+
+
+def json_format(schema: Any, **extra: Any) -> dict[str, Any]:
+    return {"format": {"type": "json_schema", "schema": schema, **extra}}
+
+
 REJECTED = [
+    # 4i: unknown anthropic-beta values ([OBS] text; values joined by "`, `")
+    reject("4i", body(), BETA_4I.format("made-up-2099-01-01"), headers={"anthropic-beta": "made-up-2099-01-01"}),
+    reject("4i", body(), BETA_4I.format("made-up-2099-01-01`, `not a beta"),
+           headers={"anthropic-beta": "message-threads-2026-08-12,made-up-2099-01-01, not a beta"}),
+    reject("4i", body(), BETA_4I.format(""), headers={"anthropic-beta": ""}),
+    reject("4i", body(), BETA_4I.format("fine-grained-2026-02-30"), headers={"anthropic-beta": "fine-grained-2026-02-30"}),
+    reject("4i", body(), BETA_4I.format("brand-new-2026-07-01"), headers={"anthropic-beta": "brand-new-2026-07-01"},
+           options={"today": date(2026, 6, 1)}),
+    # 4j: structured-output format shape (SDK JSONOutputFormatParam)
+    reject("4j", body(output_config=json_format(5)), "output_config.format.schema: Input should be a valid dictionary"),
+    reject("4j", body(output_config=json_format(False)),
+           "output_config.format.schema: Input should be a valid dictionary"),
+    reject("4j", body(output_config={"format": {"type": "json_schema"}}), "output_config.format.schema: Field required"),
+    reject("4j", body(output_config={"format": {"type": "json_object", "schema": {"type": "object"}}}),
+           "output_config.format.type: Input should be 'json_schema'"),
+    reject("4j", body(output_config={"format": {"schema": {"type": "object"}}}), "output_config.format.type: Field required"),
+    reject("4j", body(output_config={"format": "json"}), "output_config.format: Input should be a valid dictionary"),
+    # 4k: structured-output limits ([OBS] texts; path output_config.format.schema)
+    reject("4k", body(output_config=json_format({"type": "object", "properties": {"a": {"type": "string"}}})),
+           "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    reject("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "$defs": {
+        "Inner": {"type": "object", "additionalProperties": True}}})),
+           "output_config.format.schema: For 'object' type, 'additionalProperties: true' is not supported. Please set "
+           "'additionalProperties' to false"),
+    reject("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "properties": {
+        "n": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}}})),
+           "output_config.format.schema: For 'integer' type, property 'minimum' is not supported"),
+    reject("4k", body(output_config=json_format({"type": "number", "minimum": 0, "maximum": 1})),
+           "output_config.format.schema: For 'number' type, properties maximum, minimum are not supported"),
+    reject("4k", body(output_config=json_format({"type": "array", "items": {"type": "string"}, "minItems": 2})),
+           "output_config.format.schema: For 'array' type, 'minItems' values other than 0 or 1 are not supported"),
+    # 4h: a custom tool's input_schema.type ([OBS] Field required; SDK InputSchema literal)
+    reject("4h", body(tools=[custom_tool({"properties": {"q": {"type": "string"}}})]),
+           "tools.0.custom.input_schema.type: Field required"),
+    reject("4h", body(tools=[TOOL, custom_tool({"type": "array", "items": {"type": "string"}})]),
+           "tools.1.custom.input_schema.type: Input should be 'object'"),
+    reject("4h", body(tools=[custom_tool({"type": ["object", "null"]})]),
+           "tools.0.custom.input_schema.type: Input should be 'object'"),
+    # 21c: top-level combinators ([OBS])
+    reject("21c", body(tools=[custom_tool({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})]),
+           COMBINATORS_21C.format(0)),
+    reject("21c", body(tools=[TOOL, custom_tool({"type": "object", "oneOf": []})]), COMBINATORS_21C.format(1)),
+    reject("21c", body(tools=[custom_tool({"type": "object", "allOf": [{"type": "object"}]})]), COMBINATORS_21C.format(0)),
+    # 21d: not valid JSON Schema draft 2020-12 ([OBS] text; jsonschema's check)
+    reject("21d", body(tools=[custom_tool({"type": "object", "properties": [1, 2]})]), DRAFT_21D.format(0)),
+    reject("21d", body(tools=[TOOL, custom_tool({"type": "object", "required": [1, None]})]), DRAFT_21D.format(1)),
+    reject("21d", body(tools=[custom_tool({"type": "object", "properties": {"q": {"type": "banana"}}})]),
+           DRAFT_21D.format(0)),
+    reject("21d", body(tools=[custom_tool({"type": "object", "required": 5})]), DRAFT_21D.format(0)),
+    reject("21d", body(tools=[custom_tool({"type": "object", "properties": {"q": {"enum": {"a": 1}}}})]),
+           DRAFT_21D.format(0)),
     # 4: required fields
     reject("4", {}, "max_tokens: Field required"),
     reject("4", {"model": MODEL, "max_tokens": 5}, "messages: Field required"),
@@ -530,6 +598,30 @@ SDK_RESENT = assistant([
 ])
 
 ACCEPTED = [
+    accept("4i", body(), "no-header"),
+    accept("4i", body(), "sdk-literal-values", headers={"anthropic-beta": "message-threads-2026-08-12,"
+                                                                        "structured-outputs-2025-11-13, files-api-2025-04-14"}),
+    accept("4i", body(), "dated-name-not-in-the-sdk", headers={"anthropic-beta": "tool-search-tool-2025-10-19"}),
+    accept("4i", body(), "dated-today", headers={"anthropic-beta": "brand-new-2026-12-01"}),
+    accept("4j", body(output_config=json_format({"type": "object", "additionalProperties": False})), "json-schema"),
+    accept("4j", body(output_config={"format": None, "effort": "high"}), "null-format"),
+    accept("4j", body(output_config=json_format({"type": "string"})), "non-object-schema-root"),
+    accept("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "properties": {
+        "n": {"type": "integer", "description": "{minimum: 1}"}, "tags": {"type": "array", "minItems": 1,
+                                                                            "items": {"type": "string", "minLength": 3}}},
+        "required": ["n"]})), "sdk-transformed-shape"),
+    accept("4k", body(tools=[custom_tool({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}})]),
+           "tool-schemas-are-not-output-schemas"),
+    accept("4h", body(tools=[custom_tool({"type": "object"})]), "object"),
+    accept("4h", body(tools=[{"type": "web_search_20250305", "name": "web_search"}]), "server-tool-has-no-schema"),
+    accept("21c", body(tools=[custom_tool({"type": "object", "properties": {
+        "q": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "not": {"required": ["x"]}})]), "nested-anyOf"),
+    accept("21d", body(tools=[custom_tool({"type": "object", "properties": {
+        "q": {"type": ["string", "null"], "format": "email"}, "n": {"type": "integer", "minimum": 1}},
+        "required": ["q"], "$defs": {"a": {"type": "string"}}, "additionalProperties": False})]), "valid-2020-12"),
+    accept("21d", body(tools=[custom_tool({"type": "object", "properties": {"when": {"type": "string",
+                                                                                      "format": "not-a-format"}}})]),
+           "unknown-format-is-an-annotation"),
     accept("4", {"model": MODEL, "messages": [user("Hi")]}, "count-tokens-needs-no-max-tokens",
            endpoint="count_tokens"),
     accept("4", body(), "create"),
@@ -693,12 +785,12 @@ def assert_error(error: ApiError | None, case: Case) -> None:
 
 @pytest.mark.parametrize("case", REJECTED)
 def test_rejected(case: Case) -> None:
-    assert_error(validate(ctx(case.payload, endpoint=case.endpoint, **case.options)), case)
+    assert_error(validate(ctx(case.payload, endpoint=case.endpoint, headers=case.headers, **case.options)), case)
 
 
 @pytest.mark.parametrize("case", ACCEPTED)
 def test_accepted(case: Case) -> None:
-    error = validate(ctx(case.payload, endpoint=case.endpoint, **case.options))
+    error = validate(ctx(case.payload, endpoint=case.endpoint, headers=case.headers, **case.options))
     assert error is None, f"{error.rule}: {error.message}"
 
 

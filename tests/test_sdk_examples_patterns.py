@@ -390,7 +390,7 @@ def test_stream_with_output_format_gives_parsed_snapshots_and_a_parsed_final_mes
 def test_async_parse_and_a_raw_json_schema_output_config() -> None:
     client = agentlab.fake_async_client()
     schema = {"type": "object", "additionalProperties": False, "required": ["city", "days"],
-              "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7}}}
+              "properties": {"city": {"type": "string"}, "days": {"type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7]}}}
 
     async def go() -> tuple[Any, Any]:
         parsed = await client.messages.parse(model=MODEL, max_tokens=1024, output_format=Order,

@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any, Literal
 
+import anthropic
 import jsonschema
 import pydantic
 import pytest
@@ -34,7 +35,8 @@ SCHEMA = {
     "properties": {
         "city": {"type": "string"},
         "when": {"type": "string", "format": "date"},
-        "scores": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 5}, "minItems": 2},
+        # no numeric bounds and minItems 0 or 1: the API's structured-output limits (rule 4k)
+        "scores": {"type": "array", "items": {"type": "integer", "enum": [1, 2, 3, 4, 5]}, "minItems": 1},
         "contact": {"anyOf": [{"type": "string", "format": "email"}, {"type": "null"}]},
     },
     "required": ["city", "when", "scores", "contact"],
@@ -142,7 +144,8 @@ def test_refusal_keeps_its_text_and_a_cut_leaves_incomplete_json():
     refused = agentlab.fake_client(Scenario(name="r", replies=(refusal("I can't help with that."),)))
     message = refused.messages.create(model=MODEL, max_tokens=1024, messages=PROMPT, output_config=OUTPUT_CONFIG)
     assert message.stop_reason == "refusal" and message.content[0].text == "I can't help with that."
-    big = {"type": "object", "properties": {"essay": {"type": "string", "minLength": 4000}}, "required": ["essay"]}
+    big = {"type": "object", "properties": {"essay": {"type": "string", "minLength": 4000}}, "required": ["essay"],
+           "additionalProperties": False}
     cut = agentlab.fake_client().messages.create(model=MODEL, max_tokens=50, messages=PROMPT,
                                                  output_config={"format": {"type": "json_schema", "schema": big}})
     assert cut.stop_reason == "max_tokens"
@@ -173,12 +176,17 @@ def test_same_request_same_json_and_no_schema_no_change():
 
 def test_garbage_output_config_never_breaks_the_reply():
     client = agentlab.fake_client(Scenario(name="g", replies=(text("Free text."),)))
-    for config in ({"format": {"type": "json_schema", "schema": {"type": "object", "required": 5}}},
-                   {"format": {"type": "json_schema", "schema": {"enum": {"a": 1}}}},
-                   {"format": {"type": "json_schema", "schema": {"type": "number", "minimum": 1e308, "maximum": 1}}}):
+    for config in ({"format": {"type": "json_schema", "schema": {"type": "object", "additionalProperties": False,
+                                                                  "required": 5}}},
+                   {"format": {"type": "json_schema", "schema": {"enum": {"a": 1}}}}):
         message = client.with_options(max_retries=0).messages.create(model=MODEL, max_tokens=256, messages=PROMPT,
                                                                       output_config=config)
         json.loads(message.content[0].text)
+    # impossible bounds never reach the filler: the API's limits reject numeric bounds (rule 4k)
+    bounds = {"format": {"type": "json_schema", "schema": {"type": "number", "minimum": 1e308, "maximum": 1}}}
+    with pytest.raises(anthropic.BadRequestError, match="For 'number' type, properties maximum, minimum are not"):
+        client.with_options(max_retries=0).messages.create(model=MODEL, max_tokens=256, messages=PROMPT,
+                                                           output_config=bounds)
 
 
 # --- messages.parse on ordinary pydantic models: the SDK's transform_schema moves the constraints the
@@ -280,3 +288,45 @@ def test_described_constraints_follow_the_sdks_own_format():
     schema = transform_schema(Plan.model_json_schema())
     assert "minItems: 3" in schema["properties"]["steps"]["description"]  # what the SDK writes
     assert 3 <= len(value_for(schema, seed=1)["steps"]) <= 5
+
+
+@pytest.mark.parametrize("schema, problem", [
+    ({"type": "object", "properties": {"a": {"type": "string"}}},
+     "For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    ({"type": "object", "additionalProperties": False,
+      "properties": {"inner": {"type": "object", "properties": {}, "additionalProperties": True}}},
+     "For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"),
+    ({"type": "object", "additionalProperties": False, "properties": {"n": {"type": "integer", "minimum": 1}}},
+     "For 'integer' type, property 'minimum' is not supported"),
+    ({"type": "array", "items": {"type": "string"}, "minItems": 3},
+     "For 'array' type, 'minItems' values other than 0 or 1 are not supported"),
+])
+def test_structured_output_limits_get_the_api_text(schema, problem):
+    client = agentlab.fake_client(max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client.messages.create(model=MODEL, max_tokens=256, messages=PROMPT,
+                               output_config={"format": {"type": "json_schema", "schema": schema}})
+    assert raised.value.body["error"]["message"] == f"output_config.format.schema: {problem}"
+
+
+class Invoice(pydantic.BaseModel):
+    number: int = pydantic.Field(ge=1, multiple_of=1)
+    total: float = pydantic.Field(gt=0, le=1e6)
+    lines: list[str] = pydantic.Field(min_length=1, max_length=10)
+    tags: set[str] = set()
+    extra: dict[str, int] = {}
+
+
+class Node(pydantic.BaseModel):
+    name: str = pydantic.Field(min_length=1, max_length=80)
+    children: list["Node"] = []
+    kind: Literal["leaf", "branch"] | None = None
+
+
+@pytest.mark.parametrize("model", [Outfit, Invoice, Node])
+def test_parse_still_works_for_models_with_constraints_the_api_does_not_take(model):
+    """``messages.parse`` sends the SDK's transformed schema (bounds moved into descriptions,
+    additionalProperties false), so the limit rules never reject what the SDK itself builds."""
+    parsed = agentlab.fake_client().messages.parse(model=MODEL, max_tokens=2048, messages=PROMPT, output_format=model)
+    assert parsed.stop_reason == "end_turn"
+    assert isinstance(parsed.parsed_output, model)

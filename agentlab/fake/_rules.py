@@ -17,9 +17,16 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                 2 = missing/empty API key       401 authentication_error
                32 ~ body above 32 MiB           413 request_too_large
                 3 ~ body not a JSON object      400
-    top-level   4 ~ "<field>: Field required"  (create: model, max_tokens, messages;
+    top-level  4i = unknown ``anthropic-beta`` value(s): "Unexpected value(s) `a`, `b` for the `anthropic-beta`
+                    header. Please consult our documentation at docs.claude.com or try again without the header."
+                4 ~ "<field>: Field required"  (create: model, max_tokens, messages;
                     count_tokens: model, messages; missing keys only)
                4b ~ wrong types of top-level parameters, pydantic style "<path>: Input should be ..."
+               4j ~ malformed ``output_config.format`` (not an object, ``type`` other than ``json_schema``,
+                    ``schema`` missing or not an object), pydantic style
+               4k = a structured-output schema beyond the API's limits ("output_config.format.schema: For
+                    'object' type, 'additionalProperties' must be explicitly set to false", numeric bounds,
+                    minItems other than 0 or 1)
                4e = "<path>: Extra inputs are not permitted": an unknown field at the top level or inside
                     a parameter other than tools/messages (system, thinking, tool_choice, metadata...)
                 5 = unknown model               404 not_found_error  "model: <name>"
@@ -30,9 +37,14 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                6d ~ top_k on such a model (any value)
                6e = temperature and top_p together on a model that takes only one
     tools      4c ~ malformed tool definitions (pydantic style)
+               4h = a custom tool's ``input_schema.type`` missing ("tools.N.custom.input_schema.type: Field
+                    required") or not "object" (pydantic's literal text, ~)
                4f = an unknown field in a tool definition ("tools.N.custom.<field>", "tools.N.<type>.<field>")
                21 = custom tool name pattern
               21b ~ duplicate tool names
+              21c = ``oneOf``/``allOf``/``anyOf`` at the top level of a custom tool's ``input_schema``
+              21d = a custom tool's ``input_schema`` that is not valid JSON Schema draft 2020-12 (jsonschema's
+                    ``Draft202012Validator.check_schema``; verdict cached per schema)
                22 = tool_choice without tools   [OBS/3P in the reference]
                23 ~ tool_choice names an undefined tool
     messages   4d ~ malformed messages/blocks (pydantic style), blocks inside tool_result content too
@@ -124,18 +136,44 @@ Decisions where the reference is silent or ambiguous:
   parameters. An explicit ``null`` counts as absent. Thinking is "on" for 24d/24e as for rule 30
   (``enabled`` or ``adaptive``); the real ``top_p`` range with thinking (0.95-1) is not modelled.
   Opus 5 rejecting ``disabled`` at effort ``xhigh``/``max`` (thinking docs) is not modelled.
+- Rule 4i (the reference's section 0 ignored the header; issue 10 asks for the API's strictness):
+  the SDK's ``AnthropicBetaParam`` literal is not a complete list of the betas the API takes (the
+  SDK's own tool-search example sends ``tool-search-tool-2025-10-19``, absent from it), so a value
+  is unknown only when it is not in that literal and either is not shaped ``<name>-YYYY-MM-DD``
+  (a real date; an empty value included, [OBS] anthropix#15) or is dated after
+  ``ValidationOptions.today``. A plausible name the API does not know (an old or misspelt beta such
+  as ``interleaved-thinking-2025-04-14``) is accepted: not modelled. It is a body-phase rule at the
+  head of the top-level group (the Models API GETs are not checked); all unknown values are listed,
+  joined by "`, `" as observed.
+- Rule 4k walks the schema iteratively (properties, items, ``$defs``, combinators...), reports the
+  first limit broken, with the path the observed texts give (``output_config.format.schema``, not
+  the subschema's); its keyword lists are the ones the SDK's ``transform_schema`` moves into
+  descriptions (numeric bounds: one keyword "property 'minimum'", several "properties maximum,
+  minimum", sorted, as observed). ``messages.parse(output_format=Model)`` sends the SDK's transformed
+  schema and never breaks them. The ``additionalProperties: true`` text was observed on the old
+  ``output_format`` path; string limits (``minLength``, ``pattern``...) and the API's other
+  structured-output limits have no public text found: not modelled. Whether the API also checks an
+  output schema against draft 2020-12 is unknown: not modelled.
+- Rules 4h, 21c and 21d look at custom tools only (server tools have no ``input_schema``). 21c runs
+  before 21d; both after the name rules (the order among them is the fake's choice). 21d runs
+  ``jsonschema`` without format checks (an unknown ``format`` is an annotation in 2020-12) and
+  caches the verdict by the schema's canonical JSON (bounded LRU), so a loop that re-sends the same
+  tools pays once; ``jsonschema`` is imported on first use, never at ``import agentlab``.
 - Rule 9c's text, 4b/4c/4d's pydantic phrasing and rule 23's text are approximations; 4e/4f/4g's
   text is pydantic's [OBS], their paths follow the observed ones (``_shapes``).
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import bisect
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -1216,6 +1254,203 @@ def _never(_: Any) -> Params | None:
     return None
 
 
+# --------------------------------------------------------------------------- beta header, structured outputs, tool schemas
+
+_BETA_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(\d{4})-(\d{2})-(\d{2})")
+
+
+@functools.cache
+def _sdk_betas() -> frozenset[str]:
+    """The beta names the installed SDK lists (``anthropic.types.AnthropicBetaParam``'s literal)."""
+    import typing
+
+    from anthropic.types import AnthropicBetaParam
+
+    names: set[str] = set()
+    for arg in typing.get_args(AnthropicBetaParam):
+        names.update(a for a in typing.get_args(arg) if isinstance(a, str))
+    return frozenset(names)
+
+
+def _beta_unknown(value: str, today: date) -> bool:
+    """Whether one ``anthropic-beta`` value cannot be a beta the API knows on ``today``."""
+    if value in _sdk_betas():
+        return False
+    match = _BETA_SHAPE.fullmatch(value)
+    if match is None:
+        return True
+    try:
+        dated = date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return True
+    return dated > today
+
+
+def _check_beta_header(ctx: RequestContext) -> Params | None:
+    """Unknown ``anthropic-beta`` values (rule 4i). The header is a comma-separated list (the SDK
+    joins ``betas=[...]`` with ``,``); every value that is not in the SDK's literal and either is
+    not shaped ``<name>-YYYY-MM-DD`` or is dated after ``ValidationOptions.today`` is unknown."""
+    header = ctx.headers.get("anthropic-beta")
+    if header is None:
+        return None
+    values = [v.strip() for v in str(header).split(",")]
+    unknown = [v for v in values if _beta_unknown(v, ctx.options.today)]
+    return {"values": "`, `".join(unknown)} if unknown else None
+
+
+def _check_output_format_shape(ctx: RequestContext) -> Params | None:
+    """Malformed ``output_config.format`` (rule 4j; SDK ``JSONOutputFormatParam``: ``type``
+    Literal["json_schema"] and ``schema`` Dict[str, object], both required). The old beta's
+    top-level ``output_format`` is not in the installed SDK's request types: rule 4e rejects it."""
+    config = ctx.body.get("output_config")
+    fmt = config.get("format") if isinstance(config, dict) else None
+    if fmt is not None:
+        where = "output_config.format"
+        if not isinstance(fmt, dict):
+            return _problem(where, "Input should be a valid dictionary")
+        if "type" not in fmt:
+            return _problem(_path(where, "type"), "Field required")
+        if fmt["type"] != "json_schema":
+            return _problem(_path(where, "type"), "Input should be 'json_schema'")
+        if found := _field_problem(fmt, "schema", _DICT, True, where):
+            return found
+    return None
+
+
+_NUMERIC_LIMITS = ("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum", "multipleOf")
+"""Numeric keywords the SDK's ``transform_schema`` moves into descriptions (``lib/_parse/_transform.py``)."""
+
+
+def _subschemas(schema: dict[str, Any]) -> Iterator[Any]:
+    """The schemas directly inside ``schema`` (properties, items, $defs, combinators...)."""
+    for key in ("properties", "$defs", "definitions", "patternProperties"):
+        value = schema.get(key)
+        if isinstance(value, dict):
+            yield from value.values()
+    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
+        value = schema.get(key)
+        if isinstance(value, list):
+            yield from value
+    for key in ("items", "additionalProperties", "not", "if", "then", "else"):
+        yield schema.get(key)
+
+
+def _output_schema_problem(root: dict[str, Any]) -> Params | None:
+    """The first structured-output limit ``root`` breaks (rule 4k), walking iteratively (a deep
+    schema cannot exhaust the stack), at most 10,000 subschemas (the rest: the fake's choice, not
+    checked)."""
+    stack: list[Any] = [root]
+    seen = 0
+    while stack and seen < 10_000:
+        schema = stack.pop()
+        if not isinstance(schema, dict):
+            continue
+        seen += 1
+        kind = schema.get("type")
+        if kind == "object":
+            extra = schema.get("additionalProperties", None)
+            if extra is True:
+                return {"problem": "For 'object' type, 'additionalProperties: true' is not supported. "
+                                   "Please set 'additionalProperties' to false"}
+            if extra is not False:
+                return {"problem": "For 'object' type, 'additionalProperties' must be explicitly set to false"}
+        elif kind in ("integer", "number"):
+            found = [key for key in _NUMERIC_LIMITS if key in schema]
+            if len(found) == 1:
+                return {"problem": f"For '{kind}' type, property '{found[0]}' is not supported"}
+            if found:
+                return {"problem": f"For '{kind}' type, properties {', '.join(found)} are not supported"}
+        elif kind == "array" and schema.get("minItems", 0) not in (0, 1):
+            return {"problem": "For 'array' type, 'minItems' values other than 0 or 1 are not supported"}
+        stack.extend(reversed(list(_subschemas(schema))))
+    return None
+
+
+def _check_output_schema_limits(ctx: RequestContext) -> Params | None:
+    config = ctx.body.get("output_config")
+    fmt = config.get("format") if isinstance(config, dict) else None
+    schema = fmt.get("schema") if isinstance(fmt, dict) else None
+    return _output_schema_problem(schema) if isinstance(schema, dict) else None
+
+
+def _custom_schemas(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, input_schema)`` of every custom tool whose schema is an object."""
+    for i, tool in enumerate(_tools_as_sent(ctx)):
+        if isinstance(tool, dict) and _is_custom_tool(tool) and isinstance(tool.get("input_schema"), dict):
+            yield i, tool["input_schema"]
+
+
+def _tools_as_sent(ctx: RequestContext) -> list[Any]:
+    tools = ctx.body.get("tools")
+    return tools if isinstance(tools, list) else []
+
+
+def _check_input_schema_type(ctx: RequestContext) -> Params | None:
+    """A custom tool's ``input_schema.type`` missing or not ``"object"`` (rule 4h; SDK
+    ``tool_param.InputSchema``: ``type: Required[Literal["object"]]``)."""
+    for i, schema in _custom_schemas(ctx):
+        if "type" not in schema:
+            return _problem(_path("tools", i, "custom", "input_schema", "type"), "Field required")
+        if schema["type"] != "object":
+            return _problem(_path("tools", i, "custom", "input_schema", "type"), "Input should be 'object'")
+    return None
+
+
+def _check_input_schema_top_level_combinators(ctx: RequestContext) -> Params | None:
+    for i, schema in _custom_schemas(ctx):
+        if "oneOf" in schema or "allOf" in schema or "anyOf" in schema:
+            return {"index": i}
+    return None
+
+
+_SCHEMA_VERDICTS: collections.OrderedDict[str, bool] = collections.OrderedDict()
+_SCHEMA_VERDICTS_MAX = 512
+_SCHEMA_VERDICTS_LOCK = threading.Lock()
+
+
+def schema_is_valid(schema: dict[str, Any]) -> bool:
+    """Whether ``schema`` is a valid JSON Schema draft 2020-12 schema (``jsonschema``'s
+    ``Draft202012Validator.check_schema``, without format checks).
+
+    The verdict is cached by the schema's canonical JSON (sorted keys), at most
+    ``_SCHEMA_VERDICTS_MAX`` entries, least recently used dropped first: a loop re-sends the same tools on
+    every request, so only the first request pays for the check. ``jsonschema`` is imported on the
+    first call (``agentlab._jsonschema``), never at ``import agentlab``.
+    """
+    try:
+        key = json.dumps(schema, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    with _SCHEMA_VERDICTS_LOCK:
+        verdict = _SCHEMA_VERDICTS.get(key)
+        if verdict is not None:
+            _SCHEMA_VERDICTS.move_to_end(key)
+            return verdict
+    if verdict is None:
+        from .._jsonschema import import_jsonschema
+
+        jsonschema = import_jsonschema()
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema, format_checker=None)
+            verdict = True
+        except jsonschema.SchemaError:
+            verdict = False
+        except Exception:  # noqa: BLE001 - a schema jsonschema cannot even walk (too deep: RecursionError)
+            verdict = False
+        with _SCHEMA_VERDICTS_LOCK:
+            _SCHEMA_VERDICTS[key] = verdict
+            while len(_SCHEMA_VERDICTS) > _SCHEMA_VERDICTS_MAX:
+                _SCHEMA_VERDICTS.popitem(last=False)
+    return verdict
+
+
+def _check_input_schema_valid(ctx: RequestContext) -> Params | None:
+    for i, schema in _custom_schemas(ctx):
+        if not schema_is_valid(schema):
+            return {"index": i}
+    return None
+
+
 # --------------------------------------------------------------------------- the table
 
 _INVALID_REQUEST = "invalid_request_error"
@@ -1246,11 +1481,34 @@ RULES: tuple[Rule, ...] = (
           f"{_REF} 3; https://docs.claude.com/en/api/errors", _check_json,
           "Body is not valid JSON, or not a JSON object.", exact=False, phase="http"),
     # --- top-level parameters
+    _rule("4i", 400, "Unexpected value(s) `{values}` for the `anthropic-beta` header. Please consult our documentation "
+                     "at docs.claude.com or try again without the header.",
+          "[OBS] https://github.com/pacifio/cersei/issues/20 (interleaved-thinking-2025-04-14, docs.claude.com), "
+          "https://github.com/QuantumNous/new-api/issues/2975 (two values joined by \"`, `\"), "
+          "https://github.com/aaronrussell/anthropix/issues/15 (empty value); known values: SDK "
+          "types/anthropic_beta_param.py", _check_beta_header,
+          "An anthropic-beta value that is not in the SDK's AnthropicBetaParam literal and is not shaped "
+          "<name>-YYYY-MM-DD or is dated after ValidationOptions.today (module docstring)."),
     _rule("4", 400, "{field}: Field required", f"{_REF} 4 [3P]", _check_required,
           "A required parameter is missing (create: max_tokens, messages, model; count_tokens: messages, model).",
           exact=False),
     _rule("4b", 400, "{path}: {problem}", f"{_REF} 4 [3P]; SDK types/message_create_params.py", _check_top_level_types,
           "A top-level parameter has the wrong type or range (pydantic-style path).", exact=False),
+    _rule("4j", 400, "{path}: {problem}",
+          "SDK types/json_output_format_param.py (type Literal['json_schema'], schema Dict[str, object], both "
+          "required); pydantic's texts, paths as the API spells output_config.format.schema "
+          "[OBS https://github.com/veryfront/veryfront-code/issues/3918]", _check_output_format_shape,
+          "output_config.format is not an object, its type is not 'json_schema', or its schema is missing or not "
+          "an object.", exact=False),
+    _rule("4k", 400, "output_config.format.schema: {problem}",
+          "[OBS] https://github.com/veryfront/veryfront-code/issues/3918 (additionalProperties absent), "
+          "https://github.com/BerriAI/litellm/issues/35808 (additionalProperties true; seen on the old "
+          "output_format path), https://github.com/agentjido/req_llm/issues/302 (one numeric keyword), "
+          "https://github.com/BerriAI/litellm/issues/21016 and https://github.com/NVIDIA/SkillSpector/issues/66 "
+          "(several), https://github.com/ghostlobster/memorize-everything/issues/93 (minItems); which keywords: "
+          "the SDK's transform_schema (lib/_parse/_transform.py)", _check_output_schema_limits,
+          "output_config.format.schema breaks a structured-output limit: an object without additionalProperties "
+          "false, a numeric bound on an integer/number, minItems other than 0 or 1.", exact=False),
     _rule("4e", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_top_level,
           "A field the API does not accept, at the top level or inside a parameter other than tools/messages.",
           exact=False),
@@ -1292,6 +1550,11 @@ RULES: tuple[Rule, ...] = (
     _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
           "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
           exact=False),
+    _rule("4h", 400, "{path}: {problem}",
+          "[OBS] https://github.com/Kilo-Org/kilocode/issues/12238 (tools.0.custom.input_schema.type: Field "
+          "required); SDK types/tool_param.py InputSchema (type Required[Literal['object']]); the text for a type "
+          "other than 'object' is pydantic's literal text (approximation)", _check_input_schema_type,
+          "A custom tool's input_schema has no type, or a type other than 'object'."),
     _rule("4f", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_tools,
           "A field the API does not accept inside a tool definition (tools.N.<type>.<field>).", exact=False),
     _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
@@ -1299,6 +1562,19 @@ RULES: tuple[Rule, ...] = (
           "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
     _rule("21b", 400, "tools: Tool names must be unique.", f"{_REF} 21; reference 3.4", _check_tool_names_unique,
           "Two tools share a name.", exact=False),
+    _rule("21c", 400, "tools.{index}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the "
+                      "top level",
+          "[OBS] https://github.com/anthropics/claude-code/issues/5319, https://github.com/anthropics/claude-code/issues/5973",
+          _check_input_schema_top_level_combinators,
+          "A custom tool's input_schema has oneOf, allOf or anyOf at its top level."),
+    _rule("21d", 400, "tools.{index}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                      "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+                      "https://docs.claude.com/en/docs/tool-use.",
+          "[OBS] https://github.com/anthropics/claude-code/issues/54439, "
+          "https://github.com/anthropics/claude-code/issues/63673; the check: jsonschema's "
+          "Draft202012Validator.check_schema (what the API's validator accepts beyond the meta-schema is unknown)",
+          _check_input_schema_valid,
+          "A custom tool's input_schema is not a valid JSON Schema draft 2020-12 schema."),
     _rule("22", 400, "tool_choice may only be specified while providing tools.",
           f"{_REF} 22; reference 3.4 [OBS/3P]", _check_tool_choice_needs_tools,
           "tool_choice given without tools."),

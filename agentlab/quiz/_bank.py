@@ -30,6 +30,7 @@ import yaml
 
 from .. import antipatterns
 from .._i18n import language
+from .._jsonschema import import_jsonschema
 from ._schema import BANK_SCHEMA, QUESTION_TYPES, SCHEMAS
 
 __all__ = ["CACHE_DIR_ENV", "QUIZ_DIR_ENV", "Bank", "BankError", "Option", "Question", "Text", "Topic", "default_cache_dir",
@@ -42,11 +43,7 @@ _SINGLE_ANSWER = ("single", "next_action", "spot_the_bug")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster, same marks
 
 
-def _import_jsonschema() -> Any:
-    """``jsonschema``, imported fast (see :mod:`agentlab._jsonschema`)."""
-    from agentlab._jsonschema import import_jsonschema
-
-    return import_jsonschema()
+_import_jsonschema = import_jsonschema  # the shared lazy import (agentlab._jsonschema)
 
 
 # --------------------------------------------------------------------------------- errors
