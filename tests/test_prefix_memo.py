@@ -94,3 +94,31 @@ def test_a_changed_old_message_is_validated_again():
     changed[3]["content"][0]["text"] = "   "  # a blank text block, rule 12b
     response = post(api, {"model": MODEL, "max_tokens": 100, "messages": [*changed, {"role": "user", "content": "Q?"}]})
     assert response.status_code == 400
+
+
+def test_the_journal_of_a_long_loop_grows_with_the_conversation_not_its_square():
+    import tracemalloc
+
+    from agentlab.fake import tool_uses
+
+    tools = [{"name": "t", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]
+    client = agentlab.fake_client(Scenario(name="long", policy=lambda turn: tool_uses(("t", {"q": "x"})),
+                                           needed_requests=10**6), runaway_after=10**6)
+    messages: list[dict] = [{"role": "user", "content": "Use t repeatedly."}]
+    sizes = {}
+    tracemalloc.start()
+    try:
+        for step in range(160):
+            response = client.messages.create(model=MODEL, max_tokens=1024, tools=tools, messages=messages)
+            messages += [{"role": "assistant", "content": response.content},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": response.content[0].id,
+                                                       "content": "x" * 10_000}]}]
+            if step in (79, 159):
+                sizes[step] = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    # 80 more steps add 80 results of 10 kB (0.8 MB) plus bookkeeping; a journal holding a fresh copy of
+    # the history per request would add about 80 * 120 steps * 10 kB = 96 MB.
+    assert sizes[159] - sizes[79] < 8_000_000
+    journal = agentlab.journal(client)
+    assert journal.sent(159)[2]["content"][0]["content"] == "x" * 10_000  # the journal still holds every request

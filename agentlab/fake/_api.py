@@ -242,6 +242,11 @@ class FakeAPI:
             full = {**full, "thinking": dict(self.scenario.thinking_default)}
         exchange.messages = full.get("messages") if isinstance(full.get("messages"), list) else []
         trusted = self._memo.trusted(full.get("messages"))
+        if trusted:
+            # The same JSON as the last valid request's first messages: keep one copy of each, so
+            # the journal (every request re-sends the whole history) grows with the conversation,
+            # not with its square.
+            full["messages"][:trusted] = self._memo.messages[:trusted]
         ctx = RequestContext(endpoint=endpoint, body=full, headers=headers,
                              options=self.scenario.validation, ledger=self.ledger,
                              trusted=trusted, known_tokens=self._memo.tokens[:trusted],
