@@ -4,13 +4,14 @@ never raising or hanging on garbage."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from .hang import finishes
 
 from agentlab.fake._schema_values import is_valid, prompt_words, tool_input, value_for
 
@@ -184,10 +185,8 @@ GARBAGE: list[Any] = [
 
 
 @pytest.mark.parametrize("schema", GARBAGE, ids=lambda s: repr(s)[:50])
-def test_garbage_schemas_give_a_value_quickly(schema):
-    start = time.perf_counter()
-    value = value_for(schema, seed="garbage")
-    assert time.perf_counter() - start < 1.0
+def test_garbage_schemas_give_a_value_without_hanging(schema):
+    value = finishes(lambda: value_for(schema, seed="garbage"))  # a hang detector, not a timing test
     json.dumps(value, allow_nan=False)
     assert isinstance(tool_input(schema), dict)
 
