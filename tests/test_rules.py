@@ -36,6 +36,7 @@ TOOL = {
     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
 }
 AUTH = {"authorization": "Bearer sk-test"}
+MCP_SERVER = {"type": "url", "url": "https://a.example/mcp", "name": "a"}
 
 
 # --------------------------------------------------------------------------- builders
@@ -317,6 +318,11 @@ REJECTED = [
            "tools.0.custom.input_schema: Input should be a valid dictionary"),
     reject("4c", body(tools=[{"type": "web_search_20250305"}]), "tools.0.web_search_20250305.name: Field required"),
     reject("4c", body(tools=[{"type": 3, "name": "x"}]), "tools.0.type: Input should be a valid string"),
+    reject("4c", body(tools=[{"type": "mcp_toolset"}], mcp_servers=[MCP_SERVER]),
+           "tools.0.mcp_toolset.mcp_server_name: Field required"),
+    reject("4c", body(tools=[{"type": "computer_20250124", "name": "computer", "display_width_px": 1024}]),
+           "tools.0.computer_20250124.display_height_px: Field required"),
+    reject("4c", body(tools=[{"type": "made_up_20990101"}]), "tools.0.made_up_20990101.name: Field required"),
     # 4f: extra fields in tool definitions, tagged by the tool's type ("custom" without one)
     reject("4f", body(tools=[TOOL, {**TOOL, "name": "get_time", "parameters": {}}]),
            "tools.1.custom.parameters: Extra inputs are not permitted"),
@@ -328,9 +334,9 @@ REJECTED = [
     reject("4f", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral", "scope": "x"}}]),
            "tools.0.custom.cache_control.ephemeral.scope: Extra inputs are not permitted"),
     reject("21", body(tools=[TOOL, {**TOOL, "name": "get weather"}]),
-           "tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
-    reject("21", body(tools=[{**TOOL, "name": "a" * 65}]),
-           "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
+           "tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
+    reject("21", body(tools=[{**TOOL, "name": "a" * 129}]),
+           "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
     reject("21b", body(tools=[TOOL, TOOL]), "tools: Tool names must be unique."),
     reject("22", body(tool_choice={"type": "auto"}), "tool_choice may only be specified while providing tools."),
     reject("22", body(tools=[], tool_choice={"type": "any"}),
@@ -665,6 +671,10 @@ ACCEPTED = [
     accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True},
                              {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]),
            "custom-and-server"),
+    accept("4c", body(tools=[{"type": "mcp_toolset", "mcp_server_name": "a"}], mcp_servers=[MCP_SERVER]), "mcp-toolset"),
+    accept("4c", body(tools=[TOOL, {"type": "browser_toolset_20260801"}, {"type": "computer_toolset_20260801"},
+                             {"type": "mcp_toolset", "mcp_server_name": "a"}, {"type": "mcp_toolset", "mcp_server_name": "b"}],
+                      mcp_servers=[MCP_SERVER, {**MCP_SERVER, "name": "b"}]), "nameless-toolsets"),
     accept("4f", body(tools=[{**TOOL, "type": "custom", "strict": True, "defer_loading": False,
                               "input_examples": [{"city": "Austin"}], "eager_input_streaming": None,
                               "cache_control": {"type": "ephemeral"},
@@ -673,6 +683,7 @@ ACCEPTED = [
                               "allowed_domains": ["python.org"]},
                              {"type": "bash_20250124", "name": "bash"}]), "sdk-tool-fields"),
     accept("21", body(tools=[{**TOOL, "name": "a" * 64}, {**TOOL, "name": "get-weather_2"}]), "64-chars"),
+    accept("21", body(tools=[{**TOOL, "name": "a" * 65}, {**TOOL, "name": "b" * 128}]), "65-and-128-chars"),
     accept("21", body(tools=[{"type": "bash_20250124", "name": "bash"}]), "server-tool-name"),
     accept("21b", body(tools=[TOOL, {**TOOL, "name": "get_time"}]), "distinct-names"),
     accept("22", body(tools=[TOOL], tool_choice={"type": "none"}), "with-tools"),
@@ -1113,3 +1124,60 @@ def test_thinking_replayed_to_another_model_is_rejected_in_the_open_turn():
         client.messages.create(model="claude-haiku-4-5-20251001", messages=history, **params)
     assert info.value.body["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
     assert client.messages.create(model="claude-sonnet-4-6", messages=history, **params).stop_reason == "end_turn"
+
+
+def _sdk_tool_params() -> list[Any]:
+    """Every tool TypedDict the installed SDK defines (plain and beta): the members of the ``tools``
+    union of its request types, and every class whose name says it is a tool param."""
+    import anthropic.types as plain
+    import anthropic.types.beta as beta
+    import typing_extensions
+
+    from agentlab.fake._shapes import _tool_classes
+
+    found = list(_tool_classes())
+    for module in (plain, beta):
+        for name in dir(module):
+            cls = getattr(module, name)
+            if (re.search(r"(ToolParam|ToolsetParam|Tool\d+(_\d+)?Param|Toolset\d+Param)$", name)
+                    and "Choice" not in name and typing_extensions.is_typeddict(cls) and cls not in found
+                    and "type" in typing_extensions.get_type_hints(cls)):
+                found.append(cls)
+    return found
+
+
+def _required_only(cls: Any) -> dict[str, Any]:
+    """A tool of this TypedDict with only its Required keys, filled with plausible values."""
+    import typing_extensions
+
+    from agentlab.fake._shapes import _class_fields, _is_wrapped, _tag_of
+
+    values = {"name": "t1", "input_schema": {"type": "object"}, "mcp_server_name": "a",
+              "display_width_px": 1024, "display_height_px": 768, "model": MODEL}
+    tool: dict[str, Any] = {}
+    for key, annotation in _class_fields(cls).items():
+        if _is_wrapped(annotation, "Required"):
+            tool[key] = _tag_of(cls)[0] if key == "type" else values[key]
+    assert typing_extensions.is_typeddict(cls)
+    return tool
+
+
+SDK_TOOL_PARAMS = _sdk_tool_params()
+
+
+def test_the_sdk_tool_params_enumerated_include_the_nameless_toolsets() -> None:
+    names = {cls.__name__ for cls in SDK_TOOL_PARAMS}
+    assert {"BetaMCPToolsetParam", "BrowserToolset20260801Param", "ComputerToolset20260801Param",
+            "BetaComputerToolset20260801Param", "ToolParam", "BetaToolParam", "ToolBash20250124Param",
+            "WebSearchTool20250305Param", "BetaToolComputerUse20250124Param"} <= names
+    assert len(SDK_TOOL_PARAMS) >= 40
+
+
+@pytest.mark.parametrize("cls", SDK_TOOL_PARAMS, ids=lambda cls: f"{cls.__module__.split('.')[-2]}.{cls.__name__}")
+def test_every_sdk_tool_type_with_its_required_keys_only_is_accepted(cls: Any) -> None:
+    tool = _required_only(cls)
+    error = validate(ctx(body(tools=[tool], mcp_servers=[MCP_SERVER])))
+    assert error is None, (tool, error and error.message)
+    for key in set(tool) - {"type"}:  # and each required key is required
+        error = validate(ctx(body(tools=[{k: v for k, v in tool.items() if k != key}], mcp_servers=[MCP_SERVER])))
+        assert error is not None and error.message.endswith(f".{key}: Field required"), (cls, key)

@@ -40,7 +40,7 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                4h = a custom tool's ``input_schema.type`` missing ("tools.N.custom.input_schema.type: Field
                     required") or not "object" (pydantic's literal text, ~)
                4f = an unknown field in a tool definition ("tools.N.custom.<field>", "tools.N.<type>.<field>")
-               21 = custom tool name pattern
+               21 = custom tool name pattern ``^[a-zA-Z0-9_-]{1,128}$``
               21b ~ duplicate tool names
               21c = ``oneOf``/``allOf``/``anyOf`` at the top level of a custom tool's ``input_schema``
               21d = a custom tool's ``input_schema`` that is not valid JSON Schema draft 2020-12 (jsonschema's
@@ -129,7 +129,14 @@ Decisions where the reference is silent or ambiguous:
 - Rule 29 reports the first block that differs from the issued sequence; when blocks were
   dropped from the end, it points at the block after the last thinking block kept.
 - Rule 26 skips an assistant message with empty content (nothing to start with).
-- Rule 21 uses the 64-character pattern for every model (the catalogue has no flag for 128).
+- Rule 21 uses the 128-character pattern for every model: the API's current text ([OBS]
+  ``tools.16.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'``,
+  modelcontextprotocol/modelcontextprotocol#1345, jedisct1/openapi-mcp#9; reference 3.4); the
+  older ``{1,64}`` text seen in 2025 reports is not modelled (no per-model flag).
+- Rule 4c takes each tool type's required fields from the SDK's TypedDicts
+  (``_shapes.tool_required_fields``): ``mcp_toolset`` needs ``mcp_server_name`` and no ``name``,
+  ``browser_toolset_20260801``/``computer_toolset_20260801`` nothing but ``type``; a type the SDK
+  does not define must still have a ``name`` (the fake's choice). Rule 21b compares named tools only.
 - Per-model rules (5b, 6b-6e, 24a-24c) read the catalogue (``_models``: each spec's ``sources``).
   Rule 6 names the canonical id (the dated id when an alias was sent): the fake's choice. The
   sampling rules (6b-6e, 24d, 24e) apply to ``messages`` only: ``count_tokens`` takes no sampling
@@ -178,7 +185,7 @@ from functools import cached_property
 from typing import Any
 
 from ._context import ApiError, RequestContext
-from ._shapes import first_extra, request_shape
+from ._shapes import first_extra, request_shape, tool_required_fields
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -210,7 +217,7 @@ _THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
 _TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 _THINKING_BLOCKS = ("thinking", "redacted_thinking")
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 
 Params = dict[str, Any]
 
@@ -449,6 +456,7 @@ _STR_OR_LIST = (lambda v: isinstance(v, (str, list)), "Input should be a valid l
 _BOOL = (lambda v: isinstance(v, bool), "Input should be a valid boolean")
 _INT = (_is_int, "Input should be a valid integer")
 _NUMBER = (_is_number, "Input should be a valid number")
+_ANY = (lambda v: True, "")
 
 _BLOCK_FIELDS: dict[str, tuple[tuple[str, tuple[Callable[[Any], bool], str], bool], ...]] = {
     # block type -> ((field, check, required), ...); optional fields may be null
@@ -767,7 +775,11 @@ def _check_tool_shapes(ctx: RequestContext) -> Params | None:
             found = _field_problem(tool, "name", _STR, True, "tools", i, "custom") or _field_problem(
                 tool, "input_schema", _DICT, True, "tools", i, "custom")
         else:
-            found = _field_problem(tool, "name", _STR, True, "tools", i, kind)
+            # the SDK's own required fields for this type (mcp_toolset: mcp_server_name, no name);
+            # a type the SDK does not define keeps the old demand of a name (the fake's choice)
+            required = tool_required_fields().get(kind, ("name",))
+            found = next((p for name in required if (p := _field_problem(
+                tool, name, _STR if name == "name" else _ANY, True, "tools", i, kind))), None)
         if found:
             return found
     return None
@@ -781,7 +793,8 @@ def _check_tool_name_pattern(ctx: RequestContext) -> Params | None:
 
 
 def _check_tool_names_unique(ctx: RequestContext) -> Params | None:
-    names = [tool.get("name") for tool in _tools(ctx)]
+    # toolsets (mcp_toolset, browser_toolset_...) have no name: nothing to compare
+    names = [tool["name"] for tool in _tools(ctx) if tool.get("name") is not None]
     return {} if len(names) != len(set(map(str, names))) else None
 
 
@@ -1547,8 +1560,10 @@ RULES: tuple[Rule, ...] = (
           "temperature and top_p both given on a model that takes only one (catalogue sampling 'one_of').",
           endpoints=_CREATE),
     # --- tools
-    _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
-          "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
+    _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py and every tool TypedDict "
+          "of the tools union (Required fields, _shapes.tool_required_fields)", _check_tool_shapes,
+          "A tool definition is malformed (custom tools need name and input_schema; other tools the fields their "
+          "SDK type requires: a name for most, mcp_server_name for mcp_toolset, nothing for the 2026-08-01 toolsets).",
           exact=False),
     _rule("4h", 400, "{path}: {problem}",
           "[OBS] https://github.com/Kilo-Org/kilocode/issues/12238 (tools.0.custom.input_schema.type: Field "
@@ -1557,9 +1572,10 @@ RULES: tuple[Rule, ...] = (
           "A custom tool's input_schema has no type, or a type other than 'object'."),
     _rule("4f", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_tools,
           "A field the API does not accept inside a tool definition (tools.N.<type>.<field>).", exact=False),
-    _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
-          f"{_REF} 21; reference 3.4 [OBS quoted in public code]", _check_tool_name_pattern,
-          "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
+    _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'",
+          f"{_REF} 21; reference 3.4; [OBS] https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1345, "
+          "https://github.com/jedisct1/openapi-mcp/issues/9 (the current {1,128} text; {1,64} is the older one)",
+          _check_tool_name_pattern, "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,128}$."),
     _rule("21b", 400, "tools: Tool names must be unique.", f"{_REF} 21; reference 3.4", _check_tool_names_unique,
           "Two tools share a name.", exact=False),
     _rule("21c", 400, "tools.{index}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the "
