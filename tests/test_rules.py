@@ -36,6 +36,12 @@ TOOL = {
     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
 }
 AUTH = {"authorization": "Bearer sk-test"}
+EPH = {"type": "ephemeral"}
+EPH_1H = {"type": "ephemeral", "ttl": "1h"}
+TTL_12E = ("{}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+           "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
+
+
 MCP_SERVER = {"type": "url", "url": "https://a.example/mcp", "name": "a"}
 
 
@@ -452,6 +458,17 @@ REJECTED = [
            "messages.0: all messages must have non-empty content except for the optional final assistant message"),
     reject("11", body(user("Hi"), assistant("Hello"), user([])),
            "messages.2: all messages must have non-empty content except for the optional final assistant message"),
+    reject("12d", body(user([text("a", cache_control=EPH), text("b", cache_control=EPH), text("c", cache_control=EPH)]),
+                       tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH)]),
+           "A maximum of 4 blocks with cache_control may be provided. Found 5."),
+    reject("12d", body(user([text(str(k), cache_control=EPH) for k in range(6)])),
+           "A maximum of 4 blocks with cache_control may be provided. Found 6."),
+    reject("12e", body(user([text("a", cache_control={"type": "ephemeral", "ttl": "5m"}),
+                             text("b", cache_control=EPH_1H)])), TTL_12E.format("messages.0.content.1")),
+    reject("12e", body(user([text("a", cache_control=EPH_1H)]), tools=[{**TOOL, "cache_control": EPH}]),
+           TTL_12E.format("messages.0.content.0")),
+    reject("12e", body(tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH_1H)]),
+           TTL_12E.format("system.0")),
     reject("12c", body(user("Hi"), assistant("Hello"),
                        user([text("a"), text("", cache_control={"type": "ephemeral"})])),
            "messages.2.content.1.text: cache_control cannot be set for empty text blocks"),
@@ -721,6 +738,15 @@ ACCEPTED = [
     accept("11", body(user("Hi"), assistant(""), model=PREFILL_MODEL), "final-assistant-empty-string"),
     accept("11", body(user("Hi"), assistant([]), model=PREFILL_MODEL), "final-assistant-empty-list"),
     accept("12c", body(user([text("Hi", cache_control={"type": "ephemeral"})])), "cache-control-on-text"),
+    accept("12d", body(user([text("a", cache_control=EPH), text("b", cache_control=None)]),
+                       assistant([text("Checking.", cache_control=EPH), tool_use("toolu_01A")]),
+                       user([tool_result("toolu_01A", content=[text("r1", cache_control=EPH),
+                                                               text("r2", cache_control=EPH)])]),
+                       tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH)],
+                       cache_control=EPH), "four-blocks-plus-nested-and-automatic"),
+    accept("12e", body(user([text("a", cache_control=EPH_1H), text("b", cache_control=EPH)]),
+                       tools=[{**TOOL, "cache_control": EPH_1H}], system=[text("Be brief.", cache_control=EPH_1H)]),
+           "longer-ttl-first"),
     accept("12", body(user([text("a"), text("b")])), "non-empty"),
     accept("12b", body(user(" padded ")), "padded"),
     accept("13", body(user("Hi"), assistant("The answer is"), model=PREFILL_MODEL), "prefill-model"),

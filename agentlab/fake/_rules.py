@@ -58,6 +58,9 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                10 = consecutive same roles      (only if options.strict_alternation)
                11 = empty content except an optional final assistant message
               12c = cache_control on an empty text block
+              12d = more than 4 blocks with cache_control: "A maximum of 4 blocks with cache_control may be
+                    provided. Found 5."
+              12e = a ttl "1h" breakpoint after a 5-minute one (tools, system, messages order)
                12 = empty text block
               12b = whitespace-only text block (or whitespace-only string content)
                13 = prefill on a model without prefill
@@ -133,6 +136,13 @@ Decisions where the reference is silent or ambiguous:
   ``tools.16.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'``,
   modelcontextprotocol/modelcontextprotocol#1345, jedisct1/openapi-mcp#9; reference 3.4); the
   older ``{1,64}`` text seen in 2025 reports is not modelled (no per-model flag).
+- Rules 12d and 12e count the ``cache_control`` of tool definitions, ``system`` blocks and the
+  top-level blocks of messages (``cache_control: null`` is absent). Not counted, the real behaviour
+  being unknown: blocks inside ``tool_result`` content and the top-level ``cache_control`` parameter
+  (automatic caching; the docs do not say here whether it takes one of the four slots). A breakpoint
+  without ``ttl`` is 5 minutes (12e; [3P] headroom#2941). 12e's paths for tools (``tools.N``) and
+  system (``system.N``) are by analogy with the observed ``messages.N.content.M``. 12d runs before
+  12e; both after 12c (the fake's choice).
 - Rule 4c takes each tool type's required fields from the SDK's TypedDicts
   (``_shapes.tool_required_fields``): ``mcp_toolset`` needs ``mcp_server_name`` and no ``name``,
   ``browser_toolset_20260801``/``computer_toolset_20260801`` nothing but ``type``; a type the SDK
@@ -978,6 +988,47 @@ def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
     return None
 
 
+MAX_CACHE_BREAKPOINTS = 4
+"""Most blocks with ``cache_control`` in one request (prompt-caching docs: up to 4 breakpoints; rule 12d)."""
+
+
+def _cache_breakpoints(ctx: RequestContext) -> list[tuple[str, Any]]:
+    """``(path, cache_control)`` of every block-level breakpoint in processing order (tools, system,
+    messages; the order the rule-12e text states). Counted: tool definitions, ``system`` blocks and the
+    top-level blocks of each message; not the blocks inside ``tool_result`` content, nor the top-level
+    ``cache_control`` parameter (automatic caching): whether the API counts them is unknown."""
+    found: list[tuple[str, Any]] = []
+    for i, tool in enumerate(_tools_as_sent(ctx)):
+        if isinstance(tool, dict) and tool.get("cache_control") is not None:
+            found.append((_path("tools", i), tool["cache_control"]))
+    system = ctx.body.get("system")
+    for i, block in enumerate(system if isinstance(system, list) else []):
+        if isinstance(block, dict) and block.get("cache_control") is not None:
+            found.append((_path("system", i), block["cache_control"]))
+    index = _index(ctx)
+    marked = [entry for entries in index.by_type.values() for entry in entries
+              if entry[2].get("cache_control") is not None]
+    marked.sort(key=lambda e: (e[0], e[1]))
+    found.extend((_path("messages", i, "content", j), block["cache_control"]) for i, j, block in marked)
+    return found
+
+
+def _check_cache_breakpoint_count(ctx: RequestContext) -> Params | None:
+    found = len(_cache_breakpoints(ctx))
+    return {"found": found} if found > MAX_CACHE_BREAKPOINTS else None
+
+
+def _check_cache_ttl_order(ctx: RequestContext) -> Params | None:
+    seen_5m = False
+    for path, control in _cache_breakpoints(ctx):
+        ttl = control.get("ttl") if isinstance(control, dict) else None
+        if ttl == "1h" and seen_5m:
+            return {"path": path}
+        if ttl in (None, "5m"):  # a bare {"type": "ephemeral"} is the 5-minute default
+            seen_5m = True
+    return None
+
+
 def _check_empty_text(ctx: RequestContext) -> Params | None:
     return {} if "" in _all_text(ctx) else None
 
@@ -1627,6 +1678,19 @@ RULES: tuple[Rule, ...] = (
     _rule("12c", 400, "messages.{index}.content.{block}.text: cache_control cannot be set for empty text blocks",
           f"{_REF} 12; reference 3.2 rule 9; https://github.com/anthropics/claude-code/issues/62379",
           _check_cache_control_empty_text, "cache_control on an empty text block."),
+    _rule("12d", 400, "A maximum of 4 blocks with cache_control may be provided. Found {found}.",
+          "[OBS] https://github.com/Wei-Shaw/sub2api/issues/176, https://github.com/tghamm/Anthropic.SDK/issues/50; "
+          "prompt-caching docs (up to 4 cache breakpoints); what counts is partly the fake's choice (module "
+          "docstring)", _check_cache_breakpoint_count,
+          "More than 4 blocks with cache_control (tools, system blocks, top-level message blocks)."),
+    _rule("12e", 400, "{path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' "
+                      "cache_control block. Note that blocks are processed in the following order: `tools`, "
+                      "`system`, `messages`.",
+          "[OBS] https://github.com/cnighswonger/claude-code-cache-fix/issues/44 (raw JSON, messages path), "
+          "https://github.com/anthropics/claude-code/issues/82816, https://github.com/headroomlabs-ai/headroom/pull/2941 "
+          "(a bare ephemeral marker counts as 5m); prompt-caching docs (longer TTLs first); the tools and system "
+          "paths are by analogy", _check_cache_ttl_order,
+          "A ttl '1h' breakpoint after a 5-minute one, in the order tools, system, messages."),
     _rule("12", 400, "messages: text content blocks must be non-empty",
           f"{_REF} 12; https://github.com/anthropics/claude-code/issues/59812", _check_empty_text,
           "A text block with text \"\"."),
