@@ -219,6 +219,22 @@ REJECTED = [
            "output_config.format.schema: For 'number' type, properties maximum, minimum are not supported"),
     reject("4k", body(output_config=json_format({"type": "array", "items": {"type": "string"}, "minItems": 2})),
            "output_config.format.schema: For 'array' type, 'minItems' values other than 0 or 1 are not supported"),
+    reject("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "properties": {
+        "inner": {"type": ["object", "null"], "properties": {"a": {"type": "string"}}}}})),
+           "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    reject("4k", body(output_config=json_format({"type": ["integer", "null"], "maximum": 3})),
+           "output_config.format.schema: For 'integer' type, property 'maximum' is not supported"),
+    # 21e: strict tools follow the structured-output limits ([OBS] path tools.N.custom)
+    reject("21e", body(tools=[{"name": "f", "strict": True, "input_schema": {"type": "object", "properties": {
+        "x": {"type": "integer", "minimum": 3}}}}]),
+           "tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    reject("21e", body(tools=[TOOL, {"name": "f", "strict": True, "input_schema": {
+        "type": "object", "additionalProperties": False, "properties": {"x": {"type": "integer", "minimum": 3}}}}]),
+           "tools.1.custom: For 'integer' type, property 'minimum' is not supported"),
+    reject("21e", body(tools=[{"name": "f", "strict": True, "type": "custom", "input_schema": {
+        "type": "object", "additionalProperties": False, "properties": {
+            "o": {"type": ["object", "null"], "properties": {}}}}}]),
+           "tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
     # 4h: a custom tool's input_schema.type ([OBS] Field required; SDK InputSchema literal)
     reject("4h", body(tools=[custom_tool({"properties": {"q": {"type": "string"}}})]),
            "tools.0.custom.input_schema.type: Field required"),
@@ -635,6 +651,15 @@ ACCEPTED = [
         "required": ["n"]})), "sdk-transformed-shape"),
     accept("4k", body(tools=[custom_tool({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}})]),
            "tool-schemas-are-not-output-schemas"),
+    accept("4k", body(output_config=json_format({"type": ["object", "null"], "additionalProperties": False})),
+           "nullable-object-closed"),
+    accept("21e", body(tools=[{"name": "f", "strict": True, "input_schema": {
+        "type": "object", "additionalProperties": False, "required": ["x"], "properties": {
+            "x": {"type": "integer", "description": "{minimum: 3}"},
+            "o": {"type": ["object", "null"], "additionalProperties": False, "properties": {}}}}},
+                             {"name": "g", "strict": False, "input_schema": {"type": "object", "properties": {
+                                 "x": {"type": "integer", "minimum": 3}}}},
+                             {"name": "h", "input_schema": {"type": "object"}}]), "closed-strict-and-non-strict"),
     accept("4h", body(tools=[custom_tool({"type": "object"})]), "object"),
     accept("4h", body(tools=[{"type": "web_search_20250305", "name": "web_search"}]), "server-tool-has-no-schema"),
     accept("21c", body(tools=[custom_tool({"type": "object", "properties": {
@@ -685,7 +710,8 @@ ACCEPTED = [
            options=BEFORE_OPUS_4_RETIRED),
     accept("6", {"model": MODEL, "messages": [user("Hi")], "max_tokens": 10**9}, "count-tokens-ignores",
            endpoint="count_tokens"),
-    accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True},
+    accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True,
+                              "input_schema": {**TOOL["input_schema"], "additionalProperties": False}},
                              {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]),
            "custom-and-server"),
     accept("4c", body(tools=[{"type": "mcp_toolset", "mcp_server_name": "a"}], mcp_servers=[MCP_SERVER]), "mcp-toolset"),

@@ -45,6 +45,9 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
               21c = ``oneOf``/``allOf``/``anyOf`` at the top level of a custom tool's ``input_schema``
               21d = a custom tool's ``input_schema`` that is not valid JSON Schema draft 2020-12 (jsonschema's
                     ``Draft202012Validator.check_schema``; verdict cached per schema)
+              21e = a ``strict: true`` custom tool's ``input_schema`` beyond the structured-output limits (4k's
+                    checks), path ``tools.N.custom`` ("tools.0.custom: For 'object' type, 'additionalProperties'
+                    must be explicitly set to false")
                22 = tool_choice without tools   [OBS/3P in the reference]
                23 ~ tool_choice names an undefined tool
     messages   4d ~ malformed messages/blocks (pydantic style), blocks inside tool_result content too
@@ -171,6 +174,11 @@ Decisions where the reference is silent or ambiguous:
   ``output_format`` path; string limits (``minLength``, ``pattern``...) and the API's other
   structured-output limits have no public text found: not modelled. Whether the API also checks an
   output schema against draft 2020-12 is unknown: not modelled.
+- Rule 21e applies 4k's walk to the ``input_schema`` of custom tools sent with ``strict: true``
+  (not ``"strict": "true"`` or 1), after 21d; its path is the observed ``tools.N.custom``, not the
+  subschema's. 4k and 21e treat a ``type`` list with ``"object"`` (``["object", "null"]``) as an object
+  (and likewise for numbers and arrays). The SDK's ``@beta_tool`` sends ``strict`` only when asked
+  (``strict=True``); an object given by ``properties`` alone, without ``type``, is not checked (not modelled).
 - Rules 4h, 21c and 21d look at custom tools only (server tools have no ``input_schema``). 21c runs
   before 21d; both after the name rules (the order among them is the fake's choice). 21d runs
   ``jsonschema`` without format checks (an unknown ``format`` is an annotation in 2020-12) and
@@ -1411,6 +1419,8 @@ def _output_schema_problem(root: dict[str, Any]) -> Params | None:
             continue
         seen += 1
         kind = schema.get("type")
+        if isinstance(kind, list):  # ["object", "null"] is an object too (nullable)
+            kind = next((k for k in ("object", "integer", "number", "array") if k in kind), None)
         if kind == "object":
             extra = schema.get("additionalProperties", None)
             if extra is True:
@@ -1442,6 +1452,16 @@ def _custom_schemas(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]
     for i, tool in enumerate(_tools_as_sent(ctx)):
         if isinstance(tool, dict) and _is_custom_tool(tool) and isinstance(tool.get("input_schema"), dict):
             yield i, tool["input_schema"]
+
+
+def _check_strict_tool_schema_limits(ctx: RequestContext) -> Params | None:
+    for i, tool in enumerate(_tools_as_sent(ctx)):
+        if (isinstance(tool, dict) and _is_custom_tool(tool) and tool.get("strict") is True
+                and isinstance(tool.get("input_schema"), dict)):
+            found = _output_schema_problem(tool["input_schema"])
+            if found:
+                return {"index": i, **found}
+    return None
 
 
 def _tools_as_sent(ctx: RequestContext) -> list[Any]:
@@ -1642,6 +1662,12 @@ RULES: tuple[Rule, ...] = (
           "Draft202012Validator.check_schema (what the API's validator accepts beyond the meta-schema is unknown)",
           _check_input_schema_valid,
           "A custom tool's input_schema is not a valid JSON Schema draft 2020-12 schema."),
+    _rule("21e", 400, "tools.{index}.custom: {problem}",
+          "[OBS] https://github.com/vercel/ai/issues/20681 and https://github.com/strands-agents/harness-sdk/issues/2210 "
+          "(tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false, strict: true, "
+          "seen through Bedrock); strict tool use docs (strict tools follow the structured-outputs JSON Schema "
+          "limitations); the other limits' texts are rule 4k's, by analogy", _check_strict_tool_schema_limits,
+          "A strict: true custom tool's input_schema breaks a structured-output limit (rule 4k's checks)."),
     _rule("22", 400, "tool_choice may only be specified while providing tools.",
           f"{_REF} 22; reference 3.4 [OBS/3P]", _check_tool_choice_needs_tools,
           "tool_choice given without tools."),
