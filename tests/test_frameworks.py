@@ -210,3 +210,38 @@ def test_structured_output_with_own_tools_calls_them_then_answers_a_ticket(model
     called = [b["name"] for b in tool_uses(client)]
     if "final_result" in called:  # the output tool comes last, once
         assert called[-1] == "final_result" and called.count("final_result") == 1
+
+
+def test_strict_tools_from_pydantic_ai_and_beta_tool_keep_to_the_strict_schema_limits() -> None:
+    """Rule 21e (strict tools follow the structured-output limits) never rejects what the SDK's
+    ``@beta_tool(strict=True)`` or a pydantic-ai ``Tool(..., strict=True)`` sends: both close every
+    object (``additionalProperties: false``) and pydantic-ai moves numeric bounds into descriptions."""
+    from anthropic import beta_tool
+    from pydantic_ai import Tool
+
+    import agentlab
+
+    @beta_tool(strict=True)
+    def get_weather(city: str, days: int = 1) -> str:
+        """Get the weather."""
+        return "95F, sunny"
+
+    client = agentlab.fake_client(max_retries=0)
+    runner = client.beta.messages.tool_runner(model="claude-sonnet-5", max_tokens=1024, tools=[get_weather],
+                                              messages=[{"role": "user", "content": "Weather in Austin?"}])
+    assert [m.stop_reason for m in runner] == ["tool_use", "end_turn"]
+    exchanges = agentlab.journal(client).exchanges
+    assert all(e.error is None for e in exchanges)
+    assert exchanges[0].request["tools"][0]["strict"] is True  # the check above saw a strict tool
+
+    def lookup(city: str, days: int = pydantic.Field(1, ge=1, le=5)) -> str:
+        """Look up the forecast."""
+        return "sunny"
+
+    aclient = agentlab.fake_async_client(max_retries=0)
+    agent = Agent(AnthropicModel("claude-sonnet-4-6", provider=AnthropicProvider(anthropic_client=aclient)),
+                  tools=[Tool(lookup, strict=True)])
+    agent.run_sync("Weather in Austin?")
+    exchanges = agentlab.journal(aclient).exchanges
+    assert len(exchanges) >= 2 and all(e.error is None for e in exchanges), [e.error for e in exchanges]
+    assert exchanges[0].request["tools"][0]["strict"] is True

@@ -300,7 +300,10 @@ def test_async_and_streamed_runs_match_the_sync_run():
 
 
 def test_strict_tools_get_schema_valid_inputs():
-    strict = {**EMAIL, "strict": True}
+    # a strict tool's schema keeps to the structured-output limits (rule 21e): the bounds of
+    # "priority" become an enum (the SDK's transform_schema would move them into the description)
+    properties = {**EMAIL["input_schema"]["properties"], "priority": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}
+    strict = {**EMAIL, "strict": True, "input_schema": {**EMAIL["input_schema"], "properties": properties}}
     client = agentlab.fake_client(generic(call_tools="all"))
     agent_loop(client, "Send the weekly report to the team", [strict], run_three)
     assert_inputs_valid(agentlab.journal(client), [strict])

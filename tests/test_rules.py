@@ -36,6 +36,13 @@ TOOL = {
     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
 }
 AUTH = {"authorization": "Bearer sk-test"}
+EPH = {"type": "ephemeral"}
+EPH_1H = {"type": "ephemeral", "ttl": "1h"}
+TTL_12E = ("{}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+           "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
+
+
+MCP_SERVER = {"type": "url", "url": "https://a.example/mcp", "name": "a"}
 
 
 # --------------------------------------------------------------------------- builders
@@ -212,6 +219,22 @@ REJECTED = [
            "output_config.format.schema: For 'number' type, properties maximum, minimum are not supported"),
     reject("4k", body(output_config=json_format({"type": "array", "items": {"type": "string"}, "minItems": 2})),
            "output_config.format.schema: For 'array' type, 'minItems' values other than 0 or 1 are not supported"),
+    reject("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "properties": {
+        "inner": {"type": ["object", "null"], "properties": {"a": {"type": "string"}}}}})),
+           "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    reject("4k", body(output_config=json_format({"type": ["integer", "null"], "maximum": 3})),
+           "output_config.format.schema: For 'integer' type, property 'maximum' is not supported"),
+    # 21e: strict tools follow the structured-output limits ([OBS] path tools.N.custom)
+    reject("21e", body(tools=[{"name": "f", "strict": True, "input_schema": {"type": "object", "properties": {
+        "x": {"type": "integer", "minimum": 3}}}}]),
+           "tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+    reject("21e", body(tools=[TOOL, {"name": "f", "strict": True, "input_schema": {
+        "type": "object", "additionalProperties": False, "properties": {"x": {"type": "integer", "minimum": 3}}}}]),
+           "tools.1.custom: For 'integer' type, property 'minimum' is not supported"),
+    reject("21e", body(tools=[{"name": "f", "strict": True, "type": "custom", "input_schema": {
+        "type": "object", "additionalProperties": False, "properties": {
+            "o": {"type": ["object", "null"], "properties": {}}}}}]),
+           "tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
     # 4h: a custom tool's input_schema.type ([OBS] Field required; SDK InputSchema literal)
     reject("4h", body(tools=[custom_tool({"properties": {"q": {"type": "string"}}})]),
            "tools.0.custom.input_schema.type: Field required"),
@@ -317,6 +340,11 @@ REJECTED = [
            "tools.0.custom.input_schema: Input should be a valid dictionary"),
     reject("4c", body(tools=[{"type": "web_search_20250305"}]), "tools.0.web_search_20250305.name: Field required"),
     reject("4c", body(tools=[{"type": 3, "name": "x"}]), "tools.0.type: Input should be a valid string"),
+    reject("4c", body(tools=[{"type": "mcp_toolset"}], mcp_servers=[MCP_SERVER]),
+           "tools.0.mcp_toolset.mcp_server_name: Field required"),
+    reject("4c", body(tools=[{"type": "computer_20250124", "name": "computer", "display_width_px": 1024}]),
+           "tools.0.computer_20250124.display_height_px: Field required"),
+    reject("4c", body(tools=[{"type": "made_up_20990101"}]), "tools.0.made_up_20990101.name: Field required"),
     # 4f: extra fields in tool definitions, tagged by the tool's type ("custom" without one)
     reject("4f", body(tools=[TOOL, {**TOOL, "name": "get_time", "parameters": {}}]),
            "tools.1.custom.parameters: Extra inputs are not permitted"),
@@ -328,9 +356,9 @@ REJECTED = [
     reject("4f", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral", "scope": "x"}}]),
            "tools.0.custom.cache_control.ephemeral.scope: Extra inputs are not permitted"),
     reject("21", body(tools=[TOOL, {**TOOL, "name": "get weather"}]),
-           "tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
-    reject("21", body(tools=[{**TOOL, "name": "a" * 65}]),
-           "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
+           "tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
+    reject("21", body(tools=[{**TOOL, "name": "a" * 129}]),
+           "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
     reject("21b", body(tools=[TOOL, TOOL]), "tools: Tool names must be unique."),
     reject("22", body(tool_choice={"type": "auto"}), "tool_choice may only be specified while providing tools."),
     reject("22", body(tools=[], tool_choice={"type": "any"}),
@@ -446,6 +474,17 @@ REJECTED = [
            "messages.0: all messages must have non-empty content except for the optional final assistant message"),
     reject("11", body(user("Hi"), assistant("Hello"), user([])),
            "messages.2: all messages must have non-empty content except for the optional final assistant message"),
+    reject("12d", body(user([text("a", cache_control=EPH), text("b", cache_control=EPH), text("c", cache_control=EPH)]),
+                       tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH)]),
+           "A maximum of 4 blocks with cache_control may be provided. Found 5."),
+    reject("12d", body(user([text(str(k), cache_control=EPH) for k in range(6)])),
+           "A maximum of 4 blocks with cache_control may be provided. Found 6."),
+    reject("12e", body(user([text("a", cache_control={"type": "ephemeral", "ttl": "5m"}),
+                             text("b", cache_control=EPH_1H)])), TTL_12E.format("messages.0.content.1")),
+    reject("12e", body(user([text("a", cache_control=EPH_1H)]), tools=[{**TOOL, "cache_control": EPH}]),
+           TTL_12E.format("messages.0.content.0")),
+    reject("12e", body(tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH_1H)]),
+           TTL_12E.format("system.0")),
     reject("12c", body(user("Hi"), assistant("Hello"),
                        user([text("a"), text("", cache_control={"type": "ephemeral"})])),
            "messages.2.content.1.text: cache_control cannot be set for empty text blocks"),
@@ -612,6 +651,15 @@ ACCEPTED = [
         "required": ["n"]})), "sdk-transformed-shape"),
     accept("4k", body(tools=[custom_tool({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}})]),
            "tool-schemas-are-not-output-schemas"),
+    accept("4k", body(output_config=json_format({"type": ["object", "null"], "additionalProperties": False})),
+           "nullable-object-closed"),
+    accept("21e", body(tools=[{"name": "f", "strict": True, "input_schema": {
+        "type": "object", "additionalProperties": False, "required": ["x"], "properties": {
+            "x": {"type": "integer", "description": "{minimum: 3}"},
+            "o": {"type": ["object", "null"], "additionalProperties": False, "properties": {}}}}},
+                             {"name": "g", "strict": False, "input_schema": {"type": "object", "properties": {
+                                 "x": {"type": "integer", "minimum": 3}}}},
+                             {"name": "h", "input_schema": {"type": "object"}}]), "closed-strict-and-non-strict"),
     accept("4h", body(tools=[custom_tool({"type": "object"})]), "object"),
     accept("4h", body(tools=[{"type": "web_search_20250305", "name": "web_search"}]), "server-tool-has-no-schema"),
     accept("21c", body(tools=[custom_tool({"type": "object", "properties": {
@@ -662,9 +710,14 @@ ACCEPTED = [
            options=BEFORE_OPUS_4_RETIRED),
     accept("6", {"model": MODEL, "messages": [user("Hi")], "max_tokens": 10**9}, "count-tokens-ignores",
            endpoint="count_tokens"),
-    accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True},
+    accept("4c", body(tools=[{**TOOL, "cache_control": {"type": "ephemeral"}, "type": "custom", "strict": True,
+                              "input_schema": {**TOOL["input_schema"], "additionalProperties": False}},
                              {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]),
            "custom-and-server"),
+    accept("4c", body(tools=[{"type": "mcp_toolset", "mcp_server_name": "a"}], mcp_servers=[MCP_SERVER]), "mcp-toolset"),
+    accept("4c", body(tools=[TOOL, {"type": "browser_toolset_20260801"}, {"type": "computer_toolset_20260801"},
+                             {"type": "mcp_toolset", "mcp_server_name": "a"}, {"type": "mcp_toolset", "mcp_server_name": "b"}],
+                      mcp_servers=[MCP_SERVER, {**MCP_SERVER, "name": "b"}]), "nameless-toolsets"),
     accept("4f", body(tools=[{**TOOL, "type": "custom", "strict": True, "defer_loading": False,
                               "input_examples": [{"city": "Austin"}], "eager_input_streaming": None,
                               "cache_control": {"type": "ephemeral"},
@@ -673,6 +726,7 @@ ACCEPTED = [
                               "allowed_domains": ["python.org"]},
                              {"type": "bash_20250124", "name": "bash"}]), "sdk-tool-fields"),
     accept("21", body(tools=[{**TOOL, "name": "a" * 64}, {**TOOL, "name": "get-weather_2"}]), "64-chars"),
+    accept("21", body(tools=[{**TOOL, "name": "a" * 65}, {**TOOL, "name": "b" * 128}]), "65-and-128-chars"),
     accept("21", body(tools=[{"type": "bash_20250124", "name": "bash"}]), "server-tool-name"),
     accept("21b", body(tools=[TOOL, {**TOOL, "name": "get_time"}]), "distinct-names"),
     accept("22", body(tools=[TOOL], tool_choice={"type": "none"}), "with-tools"),
@@ -710,6 +764,15 @@ ACCEPTED = [
     accept("11", body(user("Hi"), assistant(""), model=PREFILL_MODEL), "final-assistant-empty-string"),
     accept("11", body(user("Hi"), assistant([]), model=PREFILL_MODEL), "final-assistant-empty-list"),
     accept("12c", body(user([text("Hi", cache_control={"type": "ephemeral"})])), "cache-control-on-text"),
+    accept("12d", body(user([text("a", cache_control=EPH), text("b", cache_control=None)]),
+                       assistant([text("Checking.", cache_control=EPH), tool_use("toolu_01A")]),
+                       user([tool_result("toolu_01A", content=[text("r1", cache_control=EPH),
+                                                               text("r2", cache_control=EPH)])]),
+                       tools=[{**TOOL, "cache_control": EPH}], system=[text("Be brief.", cache_control=EPH)],
+                       cache_control=EPH), "four-blocks-plus-nested-and-automatic"),
+    accept("12e", body(user([text("a", cache_control=EPH_1H), text("b", cache_control=EPH)]),
+                       tools=[{**TOOL, "cache_control": EPH_1H}], system=[text("Be brief.", cache_control=EPH_1H)]),
+           "longer-ttl-first"),
     accept("12", body(user([text("a"), text("b")])), "non-empty"),
     accept("12b", body(user(" padded ")), "padded"),
     accept("13", body(user("Hi"), assistant("The answer is"), model=PREFILL_MODEL), "prefill-model"),
@@ -1113,3 +1176,60 @@ def test_thinking_replayed_to_another_model_is_rejected_in_the_open_turn():
         client.messages.create(model="claude-haiku-4-5-20251001", messages=history, **params)
     assert info.value.body["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
     assert client.messages.create(model="claude-sonnet-4-6", messages=history, **params).stop_reason == "end_turn"
+
+
+def _sdk_tool_params() -> list[Any]:
+    """Every tool TypedDict the installed SDK defines (plain and beta): the members of the ``tools``
+    union of its request types, and every class whose name says it is a tool param."""
+    import anthropic.types as plain
+    import anthropic.types.beta as beta
+    import typing_extensions
+
+    from agentlab.fake._shapes import _tool_classes
+
+    found = list(_tool_classes())
+    for module in (plain, beta):
+        for name in dir(module):
+            cls = getattr(module, name)
+            if (re.search(r"(ToolParam|ToolsetParam|Tool\d+(_\d+)?Param|Toolset\d+Param)$", name)
+                    and "Choice" not in name and typing_extensions.is_typeddict(cls) and cls not in found
+                    and "type" in typing_extensions.get_type_hints(cls)):
+                found.append(cls)
+    return found
+
+
+def _required_only(cls: Any) -> dict[str, Any]:
+    """A tool of this TypedDict with only its Required keys, filled with plausible values."""
+    import typing_extensions
+
+    from agentlab.fake._shapes import _class_fields, _is_wrapped, _tag_of
+
+    values = {"name": "t1", "input_schema": {"type": "object"}, "mcp_server_name": "a",
+              "display_width_px": 1024, "display_height_px": 768, "model": MODEL}
+    tool: dict[str, Any] = {}
+    for key, annotation in _class_fields(cls).items():
+        if _is_wrapped(annotation, "Required"):
+            tool[key] = _tag_of(cls)[0] if key == "type" else values[key]
+    assert typing_extensions.is_typeddict(cls)
+    return tool
+
+
+SDK_TOOL_PARAMS = _sdk_tool_params()
+
+
+def test_the_sdk_tool_params_enumerated_include_the_nameless_toolsets() -> None:
+    names = {cls.__name__ for cls in SDK_TOOL_PARAMS}
+    assert {"BetaMCPToolsetParam", "BrowserToolset20260801Param", "ComputerToolset20260801Param",
+            "BetaComputerToolset20260801Param", "ToolParam", "BetaToolParam", "ToolBash20250124Param",
+            "WebSearchTool20250305Param", "BetaToolComputerUse20250124Param"} <= names
+    assert len(SDK_TOOL_PARAMS) >= 40
+
+
+@pytest.mark.parametrize("cls", SDK_TOOL_PARAMS, ids=lambda cls: f"{cls.__module__.split('.')[-2]}.{cls.__name__}")
+def test_every_sdk_tool_type_with_its_required_keys_only_is_accepted(cls: Any) -> None:
+    tool = _required_only(cls)
+    error = validate(ctx(body(tools=[tool], mcp_servers=[MCP_SERVER])))
+    assert error is None, (tool, error and error.message)
+    for key in set(tool) - {"type"}:  # and each required key is required
+        error = validate(ctx(body(tools=[{k: v for k, v in tool.items() if k != key}], mcp_servers=[MCP_SERVER])))
+        assert error is not None and error.message.endswith(f".{key}: Field required"), (cls, key)

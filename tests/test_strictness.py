@@ -36,7 +36,8 @@ def as_sent(content: list[Any], mode: str) -> list[Any]:
     return [block.model_dump(exclude_none=False) for block in content]
 
 
-def readme_loop(client: anthropic.Anthropic, scenario_name: str, mode: str, *, stream: bool = False) -> None:
+def readme_loop(client: anthropic.Anthropic, scenario_name: str, mode: str, *, stream: bool = False,
+                extra: dict[str, Any] | None = None) -> None:
     """The README's loop (seed 002's), plus pause_turn handled, on the scenario's lesson parameters.
 
     It stops (without raising) on any stop reason but tool_use/pause_turn, on an API error (some
@@ -44,6 +45,9 @@ def readme_loop(client: anthropic.Anthropic, scenario_name: str, mode: str, *, s
     """
     scenario = get_scenario(scenario_name)
     params = request_params(scenario)
+    if extra:
+        params = {**params, "tools": [*params.get("tools", []), *extra.get("tools", [])],
+                  **{k: v for k, v in extra.items() if k != "tools"}}
     messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
     for _ in range(MAX_STEPS):
         try:
@@ -77,6 +81,27 @@ def test_readme_loop_is_never_rejected_by_the_strictness_rules(name: str, mode: 
     client = agentlab.fake_client(name, runaway_after=100)
     readme_loop(client, name, mode)
     assert assert_never_rejected_as_extra(client) >= 1
+
+
+MCP = {"tools": [{"type": "mcp_toolset", "mcp_server_name": "a"}, {"type": "browser_toolset_20260801"}],
+       "extra_body": {"mcp_servers": [{"type": "url", "url": "https://a.example/mcp", "name": "a"}]}}
+
+
+@pytest.mark.parametrize("name", agentlab.scenarios())
+def test_every_scenario_runs_with_nameless_toolsets_added(name: str) -> None:
+    """A tool without a name (mcp_toolset, browser_toolset_20260801) reaches no rule and no policy
+    that reads tool names (``_model._tool_names``, ``_generic._client_tools``, ``_tokens``, the
+    catalogue's policies) as a crash or a false 400."""
+    plain = agentlab.fake_client(name, runaway_after=100, max_retries=0)
+    readme_loop(plain, name, "verbatim")
+    client = agentlab.fake_client(name, runaway_after=100, max_retries=0)
+    readme_loop(client, name, "verbatim", extra=MCP)
+    exchanges = agentlab.journal(client).exchanges
+    assert len(exchanges) >= 1
+    for exchange in exchanges:
+        assert exchange.rule not in ("4c", "4f", "4e", "21", "21b", "23"), (exchange.rule, exchange.error)
+    # the toolsets change nothing else: the same rules fire (or none) at the same steps
+    assert [e.rule for e in exchanges] == [e.rule for e in agentlab.journal(plain).exchanges]
 
 
 @pytest.mark.parametrize("name", agentlab.scenarios())

@@ -40,11 +40,14 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                4h = a custom tool's ``input_schema.type`` missing ("tools.N.custom.input_schema.type: Field
                     required") or not "object" (pydantic's literal text, ~)
                4f = an unknown field in a tool definition ("tools.N.custom.<field>", "tools.N.<type>.<field>")
-               21 = custom tool name pattern
+               21 = custom tool name pattern ``^[a-zA-Z0-9_-]{1,128}$``
               21b ~ duplicate tool names
               21c = ``oneOf``/``allOf``/``anyOf`` at the top level of a custom tool's ``input_schema``
               21d = a custom tool's ``input_schema`` that is not valid JSON Schema draft 2020-12 (jsonschema's
                     ``Draft202012Validator.check_schema``; verdict cached per schema)
+              21e = a ``strict: true`` custom tool's ``input_schema`` beyond the structured-output limits (4k's
+                    checks), path ``tools.N.custom`` ("tools.0.custom: For 'object' type, 'additionalProperties'
+                    must be explicitly set to false")
                22 = tool_choice without tools   [OBS/3P in the reference]
                23 ~ tool_choice names an undefined tool
     messages   4d ~ malformed messages/blocks (pydantic style), blocks inside tool_result content too
@@ -58,6 +61,9 @@ size"; ``=`` marks an [OBS] text used verbatim, ``~`` an approximation)::
                10 = consecutive same roles      (only if options.strict_alternation)
                11 = empty content except an optional final assistant message
               12c = cache_control on an empty text block
+              12d = more than 4 blocks with cache_control: "A maximum of 4 blocks with cache_control may be
+                    provided. Found 5."
+              12e = a ttl "1h" breakpoint after a 5-minute one (tools, system, messages order)
                12 = empty text block
               12b = whitespace-only text block (or whitespace-only string content)
                13 = prefill on a model without prefill
@@ -129,7 +135,21 @@ Decisions where the reference is silent or ambiguous:
 - Rule 29 reports the first block that differs from the issued sequence; when blocks were
   dropped from the end, it points at the block after the last thinking block kept.
 - Rule 26 skips an assistant message with empty content (nothing to start with).
-- Rule 21 uses the 64-character pattern for every model (the catalogue has no flag for 128).
+- Rule 21 uses the 128-character pattern for every model: the API's current text ([OBS]
+  ``tools.16.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'``,
+  modelcontextprotocol/modelcontextprotocol#1345, jedisct1/openapi-mcp#9; reference 3.4); the
+  older ``{1,64}`` text seen in 2025 reports is not modelled (no per-model flag).
+- Rules 12d and 12e count the ``cache_control`` of tool definitions, ``system`` blocks and the
+  top-level blocks of messages (``cache_control: null`` is absent). Not counted, the real behaviour
+  being unknown: blocks inside ``tool_result`` content and the top-level ``cache_control`` parameter
+  (automatic caching; the docs do not say here whether it takes one of the four slots). A breakpoint
+  without ``ttl`` is 5 minutes (12e; [3P] headroom#2941). 12e's paths for tools (``tools.N``) and
+  system (``system.N``) are by analogy with the observed ``messages.N.content.M``. 12d runs before
+  12e; both after 12c (the fake's choice).
+- Rule 4c takes each tool type's required fields from the SDK's TypedDicts
+  (``_shapes.tool_required_fields``): ``mcp_toolset`` needs ``mcp_server_name`` and no ``name``,
+  ``browser_toolset_20260801``/``computer_toolset_20260801`` nothing but ``type``; a type the SDK
+  does not define must still have a ``name`` (the fake's choice). Rule 21b compares named tools only.
 - Per-model rules (5b, 6b-6e, 24a-24c) read the catalogue (``_models``: each spec's ``sources``).
   Rule 6 names the canonical id (the dated id when an alias was sent): the fake's choice. The
   sampling rules (6b-6e, 24d, 24e) apply to ``messages`` only: ``count_tokens`` takes no sampling
@@ -154,6 +174,11 @@ Decisions where the reference is silent or ambiguous:
   ``output_format`` path; string limits (``minLength``, ``pattern``...) and the API's other
   structured-output limits have no public text found: not modelled. Whether the API also checks an
   output schema against draft 2020-12 is unknown: not modelled.
+- Rule 21e applies 4k's walk to the ``input_schema`` of custom tools sent with ``strict: true``
+  (not ``"strict": "true"`` or 1), after 21d; its path is the observed ``tools.N.custom``, not the
+  subschema's. 4k and 21e treat a ``type`` list with ``"object"`` (``["object", "null"]``) as an object
+  (and likewise for numbers and arrays). The SDK's ``@beta_tool`` sends ``strict`` only when asked
+  (``strict=True``); an object given by ``properties`` alone, without ``type``, is not checked (not modelled).
 - Rules 4h, 21c and 21d look at custom tools only (server tools have no ``input_schema``). 21c runs
   before 21d; both after the name rules (the order among them is the fake's choice). 21d runs
   ``jsonschema`` without format checks (an unknown ``format`` is an annotation in 2020-12) and
@@ -178,7 +203,7 @@ from functools import cached_property
 from typing import Any
 
 from ._context import ApiError, RequestContext
-from ._shapes import first_extra, request_shape
+from ._shapes import first_extra, request_shape, tool_required_fields
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -210,7 +235,7 @@ _THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
 _TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 _THINKING_BLOCKS = ("thinking", "redacted_thinking")
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 
 Params = dict[str, Any]
 
@@ -449,6 +474,7 @@ _STR_OR_LIST = (lambda v: isinstance(v, (str, list)), "Input should be a valid l
 _BOOL = (lambda v: isinstance(v, bool), "Input should be a valid boolean")
 _INT = (_is_int, "Input should be a valid integer")
 _NUMBER = (_is_number, "Input should be a valid number")
+_ANY = (lambda v: True, "")
 
 _BLOCK_FIELDS: dict[str, tuple[tuple[str, tuple[Callable[[Any], bool], str], bool], ...]] = {
     # block type -> ((field, check, required), ...); optional fields may be null
@@ -767,7 +793,11 @@ def _check_tool_shapes(ctx: RequestContext) -> Params | None:
             found = _field_problem(tool, "name", _STR, True, "tools", i, "custom") or _field_problem(
                 tool, "input_schema", _DICT, True, "tools", i, "custom")
         else:
-            found = _field_problem(tool, "name", _STR, True, "tools", i, kind)
+            # the SDK's own required fields for this type (mcp_toolset: mcp_server_name, no name);
+            # a type the SDK does not define keeps the old demand of a name (the fake's choice)
+            required = tool_required_fields().get(kind, ("name",))
+            found = next((p for name in required if (p := _field_problem(
+                tool, name, _STR if name == "name" else _ANY, True, "tools", i, kind))), None)
         if found:
             return found
     return None
@@ -781,7 +811,8 @@ def _check_tool_name_pattern(ctx: RequestContext) -> Params | None:
 
 
 def _check_tool_names_unique(ctx: RequestContext) -> Params | None:
-    names = [tool.get("name") for tool in _tools(ctx)]
+    # toolsets (mcp_toolset, browser_toolset_...) have no name: nothing to compare
+    names = [tool["name"] for tool in _tools(ctx) if tool.get("name") is not None]
     return {} if len(names) != len(set(map(str, names))) else None
 
 
@@ -962,6 +993,47 @@ def _check_cache_control_empty_text(ctx: RequestContext) -> Params | None:
     for i, j, block in _iter_text_blocks(ctx):
         if block["text"] == "" and block.get("cache_control") is not None:
             return {"index": i, "block": j}
+    return None
+
+
+MAX_CACHE_BREAKPOINTS = 4
+"""Most blocks with ``cache_control`` in one request (prompt-caching docs: up to 4 breakpoints; rule 12d)."""
+
+
+def _cache_breakpoints(ctx: RequestContext) -> list[tuple[str, Any]]:
+    """``(path, cache_control)`` of every block-level breakpoint in processing order (tools, system,
+    messages; the order the rule-12e text states). Counted: tool definitions, ``system`` blocks and the
+    top-level blocks of each message; not the blocks inside ``tool_result`` content, nor the top-level
+    ``cache_control`` parameter (automatic caching): whether the API counts them is unknown."""
+    found: list[tuple[str, Any]] = []
+    for i, tool in enumerate(_tools_as_sent(ctx)):
+        if isinstance(tool, dict) and tool.get("cache_control") is not None:
+            found.append((_path("tools", i), tool["cache_control"]))
+    system = ctx.body.get("system")
+    for i, block in enumerate(system if isinstance(system, list) else []):
+        if isinstance(block, dict) and block.get("cache_control") is not None:
+            found.append((_path("system", i), block["cache_control"]))
+    index = _index(ctx)
+    marked = [entry for entries in index.by_type.values() for entry in entries
+              if entry[2].get("cache_control") is not None]
+    marked.sort(key=lambda e: (e[0], e[1]))
+    found.extend((_path("messages", i, "content", j), block["cache_control"]) for i, j, block in marked)
+    return found
+
+
+def _check_cache_breakpoint_count(ctx: RequestContext) -> Params | None:
+    found = len(_cache_breakpoints(ctx))
+    return {"found": found} if found > MAX_CACHE_BREAKPOINTS else None
+
+
+def _check_cache_ttl_order(ctx: RequestContext) -> Params | None:
+    seen_5m = False
+    for path, control in _cache_breakpoints(ctx):
+        ttl = control.get("ttl") if isinstance(control, dict) else None
+        if ttl == "1h" and seen_5m:
+            return {"path": path}
+        if ttl in (None, "5m"):  # a bare {"type": "ephemeral"} is the 5-minute default
+            seen_5m = True
     return None
 
 
@@ -1347,6 +1419,8 @@ def _output_schema_problem(root: dict[str, Any]) -> Params | None:
             continue
         seen += 1
         kind = schema.get("type")
+        if isinstance(kind, list):  # ["object", "null"] is an object too (nullable)
+            kind = next((k for k in ("object", "integer", "number", "array") if k in kind), None)
         if kind == "object":
             extra = schema.get("additionalProperties", None)
             if extra is True:
@@ -1378,6 +1452,16 @@ def _custom_schemas(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]
     for i, tool in enumerate(_tools_as_sent(ctx)):
         if isinstance(tool, dict) and _is_custom_tool(tool) and isinstance(tool.get("input_schema"), dict):
             yield i, tool["input_schema"]
+
+
+def _check_strict_tool_schema_limits(ctx: RequestContext) -> Params | None:
+    for i, tool in enumerate(_tools_as_sent(ctx)):
+        if (isinstance(tool, dict) and _is_custom_tool(tool) and tool.get("strict") is True
+                and isinstance(tool.get("input_schema"), dict)):
+            found = _output_schema_problem(tool["input_schema"])
+            if found:
+                return {"index": i, **found}
+    return None
 
 
 def _tools_as_sent(ctx: RequestContext) -> list[Any]:
@@ -1547,8 +1631,10 @@ RULES: tuple[Rule, ...] = (
           "temperature and top_p both given on a model that takes only one (catalogue sampling 'one_of').",
           endpoints=_CREATE),
     # --- tools
-    _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py", _check_tool_shapes,
-          "A tool definition is malformed (custom tools need name and input_schema; server tools a name).",
+    _rule("4c", 400, "{path}: {problem}", f"{_REF} 4 [3P]; reference 3.4; SDK types/tool_param.py and every tool TypedDict "
+          "of the tools union (Required fields, _shapes.tool_required_fields)", _check_tool_shapes,
+          "A tool definition is malformed (custom tools need name and input_schema; other tools the fields their "
+          "SDK type requires: a name for most, mcp_server_name for mcp_toolset, nothing for the 2026-08-01 toolsets).",
           exact=False),
     _rule("4h", 400, "{path}: {problem}",
           "[OBS] https://github.com/Kilo-Org/kilocode/issues/12238 (tools.0.custom.input_schema.type: Field "
@@ -1557,9 +1643,10 @@ RULES: tuple[Rule, ...] = (
           "A custom tool's input_schema has no type, or a type other than 'object'."),
     _rule("4f", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_in_tools,
           "A field the API does not accept inside a tool definition (tools.N.<type>.<field>).", exact=False),
-    _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
-          f"{_REF} 21; reference 3.4 [OBS quoted in public code]", _check_tool_name_pattern,
-          "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,64}$."),
+    _rule("21", 400, "tools.{index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'",
+          f"{_REF} 21; reference 3.4; [OBS] https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1345, "
+          "https://github.com/jedisct1/openapi-mcp/issues/9 (the current {1,128} text; {1,64} is the older one)",
+          _check_tool_name_pattern, "A custom tool's name does not match ^[a-zA-Z0-9_-]{1,128}$."),
     _rule("21b", 400, "tools: Tool names must be unique.", f"{_REF} 21; reference 3.4", _check_tool_names_unique,
           "Two tools share a name.", exact=False),
     _rule("21c", 400, "tools.{index}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the "
@@ -1575,6 +1662,12 @@ RULES: tuple[Rule, ...] = (
           "Draft202012Validator.check_schema (what the API's validator accepts beyond the meta-schema is unknown)",
           _check_input_schema_valid,
           "A custom tool's input_schema is not a valid JSON Schema draft 2020-12 schema."),
+    _rule("21e", 400, "tools.{index}.custom: {problem}",
+          "[OBS] https://github.com/vercel/ai/issues/20681 and https://github.com/strands-agents/harness-sdk/issues/2210 "
+          "(tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false, strict: true, "
+          "seen through Bedrock); strict tool use docs (strict tools follow the structured-outputs JSON Schema "
+          "limitations); the other limits' texts are rule 4k's, by analogy", _check_strict_tool_schema_limits,
+          "A strict: true custom tool's input_schema breaks a structured-output limit (rule 4k's checks)."),
     _rule("22", 400, "tool_choice may only be specified while providing tools.",
           f"{_REF} 22; reference 3.4 [OBS/3P]", _check_tool_choice_needs_tools,
           "tool_choice given without tools."),
@@ -1611,6 +1704,19 @@ RULES: tuple[Rule, ...] = (
     _rule("12c", 400, "messages.{index}.content.{block}.text: cache_control cannot be set for empty text blocks",
           f"{_REF} 12; reference 3.2 rule 9; https://github.com/anthropics/claude-code/issues/62379",
           _check_cache_control_empty_text, "cache_control on an empty text block."),
+    _rule("12d", 400, "A maximum of 4 blocks with cache_control may be provided. Found {found}.",
+          "[OBS] https://github.com/Wei-Shaw/sub2api/issues/176, https://github.com/tghamm/Anthropic.SDK/issues/50; "
+          "prompt-caching docs (up to 4 cache breakpoints); what counts is partly the fake's choice (module "
+          "docstring)", _check_cache_breakpoint_count,
+          "More than 4 blocks with cache_control (tools, system blocks, top-level message blocks)."),
+    _rule("12e", 400, "{path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' "
+                      "cache_control block. Note that blocks are processed in the following order: `tools`, "
+                      "`system`, `messages`.",
+          "[OBS] https://github.com/cnighswonger/claude-code-cache-fix/issues/44 (raw JSON, messages path), "
+          "https://github.com/anthropics/claude-code/issues/82816, https://github.com/headroomlabs-ai/headroom/pull/2941 "
+          "(a bare ephemeral marker counts as 5m); prompt-caching docs (longer TTLs first); the tools and system "
+          "paths are by analogy", _check_cache_ttl_order,
+          "A ttl '1h' breakpoint after a 5-minute one, in the order tools, system, messages."),
     _rule("12", 400, "messages: text content blocks must be non-empty",
           f"{_REF} 12; https://github.com/anthropics/claude-code/issues/59812", _check_empty_text,
           "A text block with text \"\"."),

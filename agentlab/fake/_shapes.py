@@ -51,7 +51,7 @@ from typing import Any
 
 import typing_extensions
 
-__all__ = ["Shape", "request_shape", "first_extra"]
+__all__ = ["Shape", "request_shape", "first_extra", "tool_required_fields"]
 
 ALWAYS_TAGGED = frozenset({"cache_control"})
 """Field names whose object the API tags by ``type`` even where the SDK declares one type
@@ -380,3 +380,42 @@ def _walk(value: Any, shape: Shape) -> list[Any] | None:
                         found.append(i)
                         return found
     return None
+
+
+def _tool_classes() -> list[type]:
+    """The TypedDicts of the ``tools`` union of the SDK's request types (plain and beta)."""
+    from anthropic.types import message_count_tokens_params, message_create_params
+    from anthropic.types.beta import message_count_tokens_params as beta_count
+    from anthropic.types.beta import message_create_params as beta_create
+
+    classes: list[type] = []
+    for root in (message_create_params.MessageCreateParamsBase, beta_create.MessageCreateParamsBase,
+                 message_count_tokens_params.MessageCountTokensParams, beta_count.MessageCountTokensParams):
+        annotation = _strip(_class_fields(root)["tools"])
+        for item in typing_extensions.get_args(annotation):
+            classes.extend(m for m in _members(item) if typing_extensions.is_typeddict(m) and m not in classes)
+    return classes
+
+
+@functools.cache
+def tool_required_fields() -> dict[str, tuple[str, ...]]:
+    """Which fields each tool type requires, derived from the installed SDK's tool TypedDicts.
+
+    Returns:
+        ``tool type tag -> required field names`` (declaration order, ``type`` left out), for every
+        member of the ``tools`` union of ``MessageCreateParams``/``MessageCountTokensParams``, plain and
+        beta; a custom tool is ``"custom"`` (``name``, ``input_schema``), ``mcp_toolset`` is
+        ``("mcp_server_name",)``, ``browser_toolset_20260801`` ``()``. When the plain and beta types of
+        one tag disagree, only the fields both require are kept (never a false rejection). The SDK's
+        TypedDicts are ``total=False`` with ``Required[...]`` in string annotations, so
+        ``__required_keys__`` is empty: the resolved annotation says which are required. Cached.
+    """
+    result: dict[str, tuple[str, ...]] = {}
+    for cls in _tool_classes():
+        tag, _ = _tag_of(cls)
+        if tag is None:
+            continue
+        required = tuple(name for name, annotation in _class_fields(cls).items()
+                         if name != "type" and _is_wrapped(annotation, "Required"))
+        result[tag] = tuple(n for n in result[tag] if n in required) if tag in result else required
+    return result
