@@ -536,3 +536,50 @@ def test_a_city_gets_the_place_the_prompt_names_and_a_retry_really_differs(promp
     assert attempts[0]["city"] == city
     assert len(attempts) == 2 and attempts[0] != attempts[1]
     jsonschema.validate(attempts[1], WEATHER_TOOL["input_schema"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Thinking on the generic model (issue 10 follow-up: adaptive thinking never thought)
+# ----------------------------------------------------------------------------------------------
+
+
+def _thinking_loop(client: Any, drop_thinking: bool, **params: Any) -> list[list[str]]:
+    messages: list[dict] = [{"role": "user", "content": "What should I wear in Austin today?"}]
+    kinds = []
+    for _ in range(5):
+        r = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], messages=messages, **params)
+        kinds.append([b.type for b in r.content])
+        if r.stop_reason != "tool_use":
+            return kinds
+        content = [b for b in r.content if b.type != "thinking"] if drop_thinking else r.content
+        messages.append({"role": "assistant", "content": content})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": b.id, "content": run_weather(b.name, b.input)}
+            for b in r.content if b.type == "tool_use"]})
+    return kinds
+
+
+def test_adaptive_thinking_starts_every_assistant_turn_and_a_correct_loop_passes():
+    kinds = _thinking_loop(agentlab.fake_client(), False, thinking={"type": "adaptive"})
+    assert kinds == [["thinking", "tool_use"], ["thinking", "text"]]
+
+
+def test_a_loop_that_drops_the_thinking_block_gets_the_apis_400_on_the_default_client():
+    import anthropic
+
+    with pytest.raises(anthropic.BadRequestError, match="Expected `thinking` or `redacted_thinking`"):
+        _thinking_loop(agentlab.fake_client(), True, thinking={"type": "adaptive"})
+
+
+def test_generic_thinking_is_signed_and_skipped_under_a_forced_tool_with_adaptive_thinking():
+    client = agentlab.fake_client()
+    r = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], thinking={"type": "adaptive"},
+                               messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert r.content[0].type == "thinking" and r.content[0].signature
+    forced = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], thinking={"type": "adaptive"},
+                                    tool_choice={"type": "tool", "name": "get_weather"},
+                                    messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in forced.content] == ["tool_use"]  # reference 3.3: forced tool, no thinking
+    off = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL],
+                                 messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in off.content] == ["tool_use"]

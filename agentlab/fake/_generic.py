@@ -57,7 +57,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ._replies import Reply, text, tool_uses
+from ._replies import Reply, text, thinking, tool_uses
 from ._scenario import RunTool, Scenario, Turn
 from ._schema_values import is_valid, prompt_words, tool_input, value_for
 
@@ -354,8 +354,47 @@ def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options
     return text(f"You asked: “{asked}”. No tools came with this request, so this text is my whole answer.")
 
 
+def _thinks(turn: Turn) -> bool:
+    """Whether this request's assistant turn starts with a thinking block: thinking is on
+    (``enabled`` or ``adaptive``), except adaptive thinking under a forced ``tool_choice``
+    (``any``/``tool``), where the API skips thinking (reference 3.3). Manual thinking with a
+    forced tool is a 400 before any policy runs (rules)."""
+    thinking = turn.thinking if isinstance(turn.thinking, dict) else {}
+    kind = thinking.get("type")
+    if kind == "enabled":
+        return True
+    choice = turn.tool_choice if isinstance(turn.tool_choice, dict) else {}
+    return kind == "adaptive" and choice.get("type") not in ("any", "tool")
+
+
+def _thought(prompt: str, answer: Reply) -> str:
+    """A short, deterministic thought about what ``answer`` does next (unknown: the fake's words)."""
+    asked = _short(prompt, 120) or "(no text)"
+    calls = [b["name"] for b in answer.content if b.get("type") in ("tool_use", "server_tool_use")]
+    if calls:
+        return f"The user asks: “{asked}”. Next step: call {', '.join(calls)}."
+    return f"The user asks: “{asked}”. I have what I need to answer."
+
+
 def generic_policy(options: GenericOptions) -> "Any":
-    """The policy (``Turn -> Reply``) of a generic model with ``options``."""
+    """The policy (``Turn -> Reply``) of a generic model with ``options``. When the request turns
+    thinking on (:func:`_thinks`), every assistant turn starts with a thinking block (the fake
+    signs it when it issues the turn: ``_model._assign_ids``)."""
+
+    decide = _generic_decide(options)
+
+    def policy(turn: Turn) -> Reply:
+        answer = decide(turn)
+        if _thinks(turn) and not any(b.get("type") in ("thinking", "redacted_thinking") for b in answer.content):
+            answer = thinking(_thought(_task(turn)[0], answer), answer)
+        return answer
+
+    policy.__doc__ = f"The generic model's policy ({options})."
+    return policy
+
+
+def _generic_decide(options: GenericOptions) -> "Any":
+    """The generic model's choice of reply, before thinking (see :func:`generic_policy`)."""
 
     def policy(turn: Turn) -> Reply:
         tools = _client_tools(turn)
@@ -411,7 +450,6 @@ def generic_policy(options: GenericOptions) -> "Any":
         chosen = todo[:1] if one_at_a_time else todo
         return tool_uses(*(call(t) for t in chosen))
 
-    policy.__doc__ = f"The generic model's policy ({options})."
     return policy
 
 
