@@ -5,8 +5,9 @@ model reads the ``tools`` the request carries (client tools; server tools are ig
 them with arguments valid under each ``input_schema`` (made by
 :mod:`~agentlab.fake._schema_values`, seeded by the scenario name, the tool and the prompt),
 reads the ``tool_result`` blocks, and ends with an ``end_turn`` answer that quotes what the
-tools returned. Without tools it answers plain text that refers to the prompt. It is a pure
-function of the request: same request, same reply; nothing comes from the clock.
+tools returned. Without tools it answers plain text that refers to the prompt. With thinking on
+(``enabled``, or ``adaptive`` without a forced ``tool_choice``: reference 3.3) each assistant turn
+starts with a thinking block. It is a pure function of the request: same request, same reply; nothing comes from the clock.
 
 One *task* is what follows the last user message that carries text (a new question in a chat
 starts a new task). Within a task, per request:
