@@ -583,3 +583,51 @@ def test_generic_thinking_is_signed_and_skipped_under_a_forced_tool_with_adaptiv
     off = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL],
                                  messages=[{"role": "user", "content": "Weather in Oslo?"}])
     assert [b.type for b in off.content] == ["tool_use"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Server tools (issue 10 follow-up: answered as if they were client tools)
+# ----------------------------------------------------------------------------------------------
+
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
+CODE_EXECUTION = {"type": "code_execution_20250825", "name": "code_execution"}
+
+
+@pytest.mark.parametrize("tool_choice", [{"type": "tool", "name": "web_search"}, {"type": "any"}, {"type": "auto"}])
+def test_a_server_tool_is_used_as_server_tool_use_with_its_result_never_a_client_tool_use(tool_choice):
+    client = agentlab.fake_client()
+    messages = [{"role": "user", "content": "Latest news on Python 3.15"}]
+    r = client.messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], tool_choice=tool_choice, messages=messages)
+    assert [b.type for b in r.content] == ["server_tool_use", "web_search_tool_result", "text"]
+    assert r.stop_reason == "end_turn" and r.usage.server_tool_use.web_search_requests == 1
+    call, found = r.content[0], r.content[1]
+    assert call.name == "web_search" and call.input == {"query": "Latest news on Python 3.15"}
+    assert found.tool_use_id == call.id and len(found.content) == 2
+    assert all(res.type == "web_search_result" and res.url.startswith("https://") and res.title for res in found.content)
+    assert found.content[0].url in r.content[2].text
+    # The turn goes back as is, and a follow-up question is answered.
+    messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": "Thanks. Summarise it."}]
+    again = client.messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], messages=messages)
+    assert again.stop_reason == "end_turn" and again.content
+    # Same request, same bytes.
+    twin = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], tool_choice=tool_choice,
+                                                  messages=messages[:1])
+    assert twin.content[1].model_dump() == found.model_dump()
+
+
+@pytest.mark.parametrize("tool_choice", [{"type": "tool", "name": "code_execution"}, {"type": "any"}])
+def test_a_server_tool_the_fake_cannot_run_is_answered_in_text_not_a_wrong_block(tool_choice):
+    r = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[CODE_EXECUTION], tool_choice=tool_choice,
+                                               messages=[{"role": "user", "content": "Compute 2**100"}])
+    assert [b.type for b in r.content] == ["text"] and "code_execution" in r.content[0].text
+    assert r.stop_reason == "end_turn"
+
+
+def test_forcing_a_server_tool_next_to_client_tools_uses_the_server_tool():
+    r = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH, WEATHER_TOOL],
+                                               tool_choice={"type": "tool", "name": "web_search"},
+                                               messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in r.content] == ["server_tool_use", "web_search_tool_result", "text"]
+    plain = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH, WEATHER_TOOL],
+                                                   messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [(b.type, b.name) for b in plain.content] == [("tool_use", "get_weather")]

@@ -1,7 +1,10 @@
 """The generic model: a scenario for anyone's agent loop, driven by the request's own tools.
 
 Modelled on pydantic-ai's ``TestModel`` (STYLE.md section 2; the idea, not its code): the
-model reads the ``tools`` the request carries (client tools; server tools are ignored), calls
+model reads the ``tools`` the request carries (client tools; of the server tools it simulates
+``web_search``: a ``server_tool_use``, its ``web_search_tool_result`` and a text answer, when
+``tool_choice`` names it, or under ``any``/``auto`` when no client tool is given; other server tools
+get a text that says the fake does not run them, never a client ``tool_use``), calls
 them with arguments valid under each ``input_schema`` (made by
 :mod:`~agentlab.fake._schema_values`, seeded by the scenario name, the tool and the prompt),
 reads the ``tool_result`` blocks, and ends with an ``end_turn`` answer that quotes what the
@@ -58,7 +61,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ._replies import Reply, text, thinking, tool_uses
+from ._replies import (SIMULATED_SERVER_TOOLS, Reply, server_tool_kind, text, thinking, tool_uses,
+                       unsupported_server_tool, web_search)
 from ._scenario import RunTool, Scenario, Turn
 from ._schema_values import is_valid, prompt_words, tool_input, value_for
 
@@ -355,6 +359,35 @@ def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options
     return text(f"You asked: “{asked}”. No tools came with this request, so this text is my whole answer.")
 
 
+def _server_choice(turn: Turn, servers: list[tuple[str, str]], has_client_tools: bool, kind: str,
+                   forced_name: Any) -> tuple[str, str] | None:
+    """The server tool ``(name, kind)`` this turn uses, or None: the one ``tool_choice`` names;
+    under ``any`` with no client tool, the first server tool (a simulated one first); under
+    ``auto`` with no client tool, ``web_search`` once per task (the request holds nothing else
+    to use). Unknown: the fake's choice."""
+    if kind == "tool":
+        return next((s for s in servers if s[0] == forced_name), None)
+    if has_client_tools:
+        return None
+    if kind == "any":
+        return sorted(servers, key=lambda s: s[1] not in SIMULATED_SERVER_TOOLS)[0]
+    if kind == "auto":
+        start = max((i for i, m in enumerate(turn.messages) if m.get("role") == "user"
+                     and _text_of(m.get("content")).strip()), default=0)
+        searched = any(isinstance(b, dict) and b.get("type") == "server_tool_use"
+                       for m in turn.messages[start:] if m.get("role") == "assistant"
+                       and isinstance(m.get("content"), list) for b in m["content"])
+        return None if searched else next((s for s in servers if s[1] == "web_search"), None)
+    return None
+
+
+def _server_call(name: str, kind: str, prompt: str) -> Reply:
+    """A simulated web search on the task's prompt, or text saying the fake does not run ``name``."""
+    if kind == "web_search":
+        return web_search(_short(prompt, 200))
+    return unsupported_server_tool(name)
+
+
 def _thinks(turn: Turn) -> bool:
     """Whether this request's assistant turn starts with a thinking block: thinking is on
     (``enabled`` or ``adaptive``), except adaptive thinking under a forced ``tool_choice``
@@ -412,6 +445,12 @@ def _generic_decide(options: GenericOptions) -> "Any":
             before = [c.input for c in calls if c.name == tool["name"]]
             return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before)
 
+        servers = [(t["name"], server_tool_kind(t)) for t in turn.tools
+                   if server_tool_kind(t) and isinstance(t.get("name"), str)]
+        if servers and kind != "none":
+            server = _server_choice(turn, servers, bool(tools), kind, choice.get("name"))
+            if server is not None:
+                return _server_call(*server, prompt)
         if not tools or kind == "none":
             reason = "Tool use is turned off for this request, so I answered in text." if tools else ""
             return _final(prompt, calls, tools, options, reason=reason, system=turn.system)

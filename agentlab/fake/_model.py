@@ -146,6 +146,8 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
     choice = body.get("tool_choice") if isinstance(body.get("tool_choice"), dict) else {}
     choice_type = choice.get("type", "auto")
     forced = choice_type in ("any", "tool")
+    server_forced = (choice.get("name") in server_tools if choice_type == "tool"
+                     else choice_type == "any" and not client_tools and bool(server_tools))
 
     if not _thinking_on(body) or forced:
         blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
@@ -176,6 +178,20 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
         if calls and not any(b.get("type") == "text" for b in blocks):
             blocks.append({"type": "text", "text": f"I would call {calls[0]['name']} next, but tool use is turned off for this request."})
+    elif forced and server_forced:
+        # Forcing a server tool (or ``any`` with only server tools): the model runs the server
+        # tool (server_tool_use + its result, then text), never a client tool_use (reference 1.2,
+        # section 2); the API prefills the call, so no text before it. A reply without that server
+        # call (a server tool the fake does not run) keeps its text: never an empty turn.
+        first = next((i for i, b in enumerate(blocks) if b.get("type") == "server_tool_use"
+                      and (choice_type == "any" or b.get("name") == choice.get("name"))), None)
+        if first is not None:
+            blocks = blocks[first:]
+        elif not any(b.get("type") == "text" for b in blocks):
+            blocks = [{"type": "text", "text": f"I can't run the {choice.get('name') or 'server'} tool here."}]
+        else:
+            blocks = [b for b in blocks if b.get("type") not in ("tool_use", "server_tool_use")
+                      and not b.get("type", "").endswith("_tool_result")]
     elif forced:
         wanted = choice.get("name") if choice_type == "tool" else None
         calls = [b for b in blocks if b.get("type") == "tool_use" and (wanted is None or b.get("name") == wanted)]
