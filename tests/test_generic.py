@@ -631,3 +631,63 @@ def test_forcing_a_server_tool_next_to_client_tools_uses_the_server_tool():
     plain = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH, WEATHER_TOOL],
                                                    messages=[{"role": "user", "content": "Weather in Oslo?"}])
     assert [(b.type, b.name) for b in plain.content] == [("tool_use", "get_weather")]
+
+
+# ----------------------------------------------------------------------------------------------
+# Arguments from the prompt and the task's tool results (issue 10 follow-up: they ignored both)
+# ----------------------------------------------------------------------------------------------
+
+
+def _obj(props: dict, required: list | None = None) -> dict:
+    return {"type": "object", "properties": props, "required": required or list(props)}
+
+
+_S = {"type": "string"}
+PLANNER = [
+    {"name": "search_flights", "description": "Search flights",
+     "input_schema": _obj({"origin": _S, "destination": _S, "date": {"type": "string", "format": "date"}})},
+    {"name": "book_flight", "description": "Book a flight", "input_schema": _obj({"flight_id": _S, "passenger_name": _S})},
+    {"name": "send_email", "description": "Send an email", "input_schema": _obj({"to": _S, "subject": _S, "body": _S})},
+    {"name": "get_weather", "description": "Get the weather for a city", "input_schema": _obj({"city": _S})},
+]
+
+
+def run_planner(name: str, tool_input: dict) -> str:
+    if name == "search_flights":
+        return json.dumps([{"flight_id": "AF123", "price": 420}, {"flight_id": "DL456", "price": 510}])
+    if name == "book_flight":
+        return f"booked {tool_input['flight_id']} for {tool_input['passenger_name']}"
+    if name == "send_email":
+        return "sent"
+    return "New York: 20C, cloudy"
+
+
+def test_a_multi_tool_planner_takes_its_arguments_from_the_prompt_and_earlier_results():
+    client = agentlab.fake_client()
+    agent_loop(client, "Search flights CDG to JFK on 2027-01-15, book the cheapest for Ann Lee, email ann@example.com, "
+               "check weather in New York", PLANNER, run_planner)
+    made = dict(calls(agentlab.journal(client)))
+    assert made["search_flights"] == {"origin": "CDG", "destination": "JFK", "date": "2027-01-15"}
+    assert made["book_flight"] == {"flight_id": "AF123", "passenger_name": "Ann Lee"}
+    assert made["send_email"]["to"] == "ann@example.com"
+    assert made["get_weather"] == {"city": "New York"}
+    assert_inputs_valid(agentlab.journal(client), PLANNER)
+
+
+@pytest.mark.parametrize("prompt, origin, destination", [
+    ("Find flights SFO to LAX", "SFO", "LAX"), ("Flights from Paris to Rome please", "Paris", "Rome")])
+def test_origin_and_destination_are_the_two_sides_of_the_prompts_pair(prompt, origin, destination):
+    client = agentlab.fake_client(generic(call_tools=["search_flights"]))
+    agent_loop(client, prompt, PLANNER, run_planner)
+    made = calls(agentlab.journal(client))[0][1]
+    assert (made["origin"], made["destination"]) == (origin, destination)
+
+
+def test_an_entity_the_schema_rejects_is_not_used():
+    strict = [{"name": "book_flight", "description": "Book a flight", "input_schema": _obj({
+        "flight_id": {"type": "string", "pattern": "^FL\\d{4}$"}, "passenger_name": {"type": "string", "maxLength": 3}})}]
+    client = agentlab.fake_client(generic(call_tools=["book_flight"]))
+    agent_loop(client, "Book AF123 for Ann Lee", strict, lambda name, tool_input: "ok")
+    made = calls(agentlab.journal(client))[0][1]
+    assert made["flight_id"] != "AF123" and made["passenger_name"] != "Ann Lee"
+    assert_inputs_valid(agentlab.journal(client), strict)

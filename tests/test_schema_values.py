@@ -396,3 +396,18 @@ def test_values_are_valid_for_lookaheads_not_if_oneof_and_property_names(key):
     for seed in range(12):
         value = value_for(schema, seed=seed, words="What should I wear in Paris today?")
         jsonschema.validate(value, schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_entities_of_the_prompt_and_results():
+    from agentlab.fake._entities import extract, number_for, string_for
+
+    found = extract("Search flights CDG to JFK on 2027-01-15 at 09:30, book for Ann Lee, email ann@example.com, "
+                    "weather in New York", "[{\"flight_id\": \"AF123\"}, {\"flight_id\": \"A-1042\"}] 20C")
+    assert found.pairs[0] == ("CDG", "JFK") and found.dates == ["2027-01-15"] and found.times == ["09:30"]
+    assert found.emails == ["ann@example.com"] and found.persons == ["Ann Lee"] and found.ids[:2] == ["AF123", "A-1042"]
+    assert string_for("city", found) == "New York" and string_for("origin", found) == "CDG"
+    assert string_for("destination", found) == "JFK" and string_for("booking_id", found) == "AF123"
+    assert string_for("to", found, siblings=("subject", "body")) == "ann@example.com"
+    assert string_for("to", found, siblings=("from",)) == "JFK"
+    assert number_for("temp", found) == [20]
+    assert extract("").emails == [] and not extract("", "")

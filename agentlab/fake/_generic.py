@@ -276,18 +276,22 @@ def _recased(value: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int,
-               before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+               before: Sequence[dict[str, Any]] = (), results: str = "") -> dict[str, Any]:
     """The input of a call to ``tool``; on a retry (``before``: the inputs already sent to it this
     task) one that differs from each of them and is still valid: the seeded input, else with every
     optional property filled in, else its first string in another case (lower, Title, UPPER:
     "Oslo" -> "oslo"), else other seeds, else the input made without the prompt's words.
+    ``results`` (the task's earlier tool results, joined) and the prompt give the entities that
+    fill properties named for them (``_entities``: "CDG to JFK" -> origin/destination, an id a
+    search returned -> ``flight_id``).
     Unknown: the fake's choice; a real model rewrites its arguments after an error."""
     schema = tool.get("input_schema")
     seed = f"{options.seed}/{tool['name']}/{attempt}"
-    first = tool_input(schema, seed=seed, words=_safe(prompt))
+    first = tool_input(schema, seed=seed, words=_safe(prompt), results=_safe(results))
     if not before or first not in before:
         return first
-    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all"), *_recased(first)]
+    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all", results=_safe(results)),
+                  *_recased(first)]
     candidates += [tool_input(schema, seed=f"{seed}/{k}", words=_safe(prompt)) for k in range(1, 4)]
     candidates.append(tool_input(schema, seed=seed))
     for candidate in candidates:
@@ -340,7 +344,9 @@ def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options
     if options.final_text is None:
         schema = schema_in_instructions(system)
         if schema is not None:  # the instructions ask for JSON under a schema: answer with exactly that
-            return text(json.dumps(value_for(schema, seed=f"{options.seed}/{prompt}", words=_safe(prompt)),
+            results = "\n".join(c.result for c in calls if c.result is not None and not c.is_error)
+            return text(json.dumps(value_for(schema, seed=f"{options.seed}/{prompt}", words=_safe(prompt),
+                                             results=_safe(results)),
                                    ensure_ascii=False))
     asked = _short(prompt, _PROMPT_CHARS) or "(no text)"
     summary = _summary([c for c in calls if c.result is not None])
@@ -443,7 +449,8 @@ def _generic_decide(options: GenericOptions) -> "Any":
 
         def call(tool: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             before = [c.input for c in calls if c.name == tool["name"]]
-            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before)
+            results = "\n".join(c.result for c in calls if c.result is not None and not c.is_error)
+            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before, results)
 
         servers = [(t["name"], server_tool_kind(t)) for t in turn.tools
                    if server_tool_kind(t) and isinstance(t.get("name"), str)]

@@ -29,6 +29,9 @@ constraints the ``anthropic`` SDK's ``transform_schema`` moves into a ``descript
 
 Strings are meaningful where the property name or description makes it easy (a ``city`` gets
 a city, a ``query`` gets words of the user's prompt, an ``email`` an address), and valid first.
+What the prompt and the task's tool results name comes first when the schema accepts it
+(``origin``/``destination`` from "CDG to JFK", a ``flight_id`` a search returned, ``temp`` from
+"20C": :mod:`~agentlab.fake._entities`).
 
 It never raises and never loops on garbage (a schema that is not a dict, ``"required": 5``,
 an ``enum`` that is an object, ``1e400``, unknown types, contradictory bounds): a budget of
@@ -44,6 +47,8 @@ import math
 import re
 import zlib
 from typing import Any, Iterable
+
+from ._entities import Entities, extract, number_for, string_for
 
 __all__ = ["value_for", "tool_input", "is_valid", "prompt_words", "described_constraints"]
 
@@ -713,13 +718,17 @@ def _near(value: Any) -> list[Any]:
 class _Generator:
     """One generation: the root (for ``$ref``), the seed, the words to use, the node budget."""
 
-    def __init__(self, root: Any, seed: int, words: list[str], optional: str, text: str = "") -> None:
+    def __init__(self, root: Any, seed: int, words: list[str], optional: str, text: str = "",
+                 entities: Entities | None = None) -> None:
         self.root = root
         self.seed = seed
         self.words = words
         self.text = text
         self.optional = optional
         self.nodes = 0
+        self.entities = entities if entities is not None else Entities()
+        self.siblings: tuple[str, ...] = ()
+        self.used_numbers: set[float] = set()
 
     # -- helpers ------------------------------------------------------------------------------
     def pick(self, path: str, n: int) -> int:
@@ -940,11 +949,14 @@ class _Generator:
         names = names[:MAX_ITEMS]
         value: dict[str, Any] = {}
         extra_schema = schema.get("additionalProperties", True)
+        outer_siblings = self.siblings
         for prop in names:
             sub = props.get(prop)
             if sub is None:
                 sub = self.pattern_schema(schema, prop) or (extra_schema if isinstance(extra_schema, dict) else {})
+            self.siblings = tuple(n for n in props if n != prop)
             value[prop] = self.gen(sub, f"{path}/{prop}", prop, depth + 1, refs, variant)
+        self.siblings = outer_siblings
         # An object with nothing declared to vary (an item of a uniqueItems array): one more property.
         if variant and not props and extra_schema is not False and (max_props is None or len(value) < max_props):
             key = f"item_{variant}"
@@ -1067,6 +1079,12 @@ class _Generator:
             if formatted is not None:
                 candidates.append(formatted)
         description = schema.get("description") if isinstance(schema.get("description"), str) else ""
+        if variant == 0 and self.entities:
+            # What the prompt and the task's tool results name ("CDG to JFK", "ann@example.com",
+            # the "AF123" a search returned): first, when the schema accepts it (_entities).
+            found = string_for(name, self.entities, fmt=fmt, description=description, siblings=self.siblings)
+            if found is not None and is_valid(found, schema, self.root):
+                return found
         candidates.append(self.text_for(name, description, path, variant, schema))
         for value in candidates:
             fitted = _fit_length(value, lo, hi)
@@ -1173,6 +1191,12 @@ class _Generator:
             return True
 
         candidates: list[float] = [base]
+        found = [float(n) for n in number_for(name, self.entities, frozenset(self.used_numbers))] \
+            if variant == 0 and self.entities else []
+        for x in found:
+            if ok(x):  # a number the prompt or a tool result gives ("20C" for ``temp``): _entities
+                self.used_numbers.add(_tidy(x))
+                return int(x) if integer else _tidy(x)
         if lo is not None:
             candidates += [lo, lo + 1, math.floor(lo) + 1, lo + (hi - lo) / 2 if hi is not None else lo + 1]
         if hi is not None:
@@ -1370,7 +1394,7 @@ def _seed_int(seed: Any) -> int:
 
 
 def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some",
-              root: Any = None) -> Any:
+              root: Any = None, results: str = "") -> Any:
     """A JSON value valid under ``schema``, the same for the same arguments.
 
     Args:
@@ -1383,6 +1407,10 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
         optional: which optional object properties to include: ``"some"`` (about half, chosen
             by the seed), ``"all"`` or ``"none"``.
         root: the document ``$ref`` pointers resolve against (default: ``schema``).
+        results: the text of the task's earlier tool results. With ``words`` as a string, the
+            entities of both (emails, dates, "X to Y" pairs, person names, ids such as ``AF123``,
+            measures such as "20C": :mod:`~agentlab.fake._entities`) fill the properties whose
+            names ask for them, when the schema accepts them.
 
     Returns:
         A JSON-ready value (dicts, lists, str, int, finite float, bool, None). Never raises;
@@ -1394,8 +1422,10 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
     base_root = root if root is not None else schema
     first = None
     try:
+        entities = extract(raw if isinstance(words, str) else "", results if isinstance(results, str) else "")
         for attempt in range(3):
-            generator = _Generator(base_root, _seed_int(seed) + attempt * 7919, word_list, optional, raw)
+            generator = _Generator(base_root, _seed_int(seed) + attempt * 7919, word_list, optional, raw,
+                                   entities if attempt == 0 else None)
             value = generator.gen(schema, "#", "", 0)
             if first is None:
                 first = value
@@ -1406,11 +1436,12 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
     return _json_safe(first)
 
 
-def tool_input(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some") -> dict[str, Any]:
+def tool_input(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some",
+               results: str = "") -> dict[str, Any]:
     """The ``input`` object of a ``tool_use`` block for a tool's ``input_schema``: a dict valid
     under it (tool inputs are always objects, reference 3.4), ``{}`` for a schema that is not
     a dict or whose value would not be an object. Arguments as :func:`value_for`."""
     if not isinstance(schema, dict):
         return {}
-    value = value_for(schema, seed=seed, words=words, optional=optional)
+    value = value_for(schema, seed=seed, words=words, optional=optional, results=results)
     return value if isinstance(value, dict) else {}
