@@ -411,3 +411,22 @@ def test_entities_of_the_prompt_and_results():
     assert string_for("to", found, siblings=("from",)) == "JFK"
     assert number_for("temp", found) == [20]
     assert extract("").emails == [] and not extract("", "")
+
+
+def test_large_bounds_and_deep_nesting_give_valid_values():
+    """minLength past 4,096, minItems past 64 (up to 10,000) and 150 levels of nesting: valid values."""
+    from agentlab.fake._schema_values import is_valid, tool_input
+
+    long = {"type": "object", "properties": {"t": {"type": "string", "minLength": 5000}}, "required": ["t"]}
+    assert len(tool_input(long)["t"]) == 5000 and is_valid(tool_input(long), long)
+    for items, unique, count in (({"type": "integer"}, False, 500), ({"type": "string"}, True, 500),
+                                 ({"type": "integer", "minimum": 0}, True, 10_000)):
+        schema = {"type": "object", "properties": {"a": {"type": "array", "items": items, "minItems": count,
+                                                         "uniqueItems": unique}}, "required": ["a"]}
+        made = tool_input(schema)
+        assert len(made["a"]) == count and is_valid(made, schema)
+    deep: dict = {"type": "string"}
+    for _ in range(150):
+        deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
+    made = tool_input(deep)
+    assert is_valid(made, deep) and json.dumps(made).count("{") == 150

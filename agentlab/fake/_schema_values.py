@@ -37,7 +37,10 @@ It never raises and never loops on garbage (a schema that is not a dict, ``"requ
 an ``enum`` that is an object, ``1e400``, unknown types, contradictory bounds): a budget of
 nodes, a depth bound and capped sizes keep every call short, and the result is the best value
 it can find, which may then fail validation (an unsatisfiable schema has no valid value).
-Values are always finite JSON: no NaN or infinity ever comes out.
+Values are always finite JSON: no NaN or infinity ever comes out. Large bounds are met exactly up
+to a point: ``minLength`` up to :data:`MAX_MIN_LENGTH`, ``minItems`` up to :data:`MAX_MIN_ITEMS`
+(:data:`MAX_UNIQUE_COMPOUND` for unique objects/arrays), required properties nested up to
+:data:`MAX_NESTING` levels (without ``$ref``); past those the value is short (and invalid).
 """
 
 from __future__ import annotations
@@ -59,7 +62,18 @@ MAX_NODES = 2_000
 MAX_ITEMS = 64
 """Most array items or object properties made for one value, whatever ``minItems`` asks."""
 MAX_STRING = 4_096
-"""Longest string made, whatever ``minLength`` asks."""
+"""Longest string made from text or a pattern (a longer ``minLength`` is met by padding)."""
+MAX_MIN_LENGTH = 100_000
+"""Largest ``minLength`` met exactly (padding); past it the string stops here (invalid)."""
+MAX_MIN_ITEMS = 10_000
+"""Largest ``minItems`` met exactly: past :data:`MAX_ITEMS` the items made repeat (or, under
+``uniqueItems``, vary by variant while the node budget lasts); past this the array stops here."""
+MAX_UNIQUE_COMPOUND = 256
+"""Largest ``minItems`` met under ``uniqueItems`` when the items are objects or arrays (their
+uniqueness is checked pairwise by the validator: quadratic time)."""
+MAX_NESTING = 160
+"""Depth to which the required properties of nested objects (no ``$ref``) are still filled in,
+so a valid schema nested 100+ levels deep gets a valid value; past it, ``{}``."""
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
 _SMALLEST: dict[str, Any] = {"object": {}, "array": [], "string": "", "integer": 0, "number": 0,
@@ -895,7 +909,7 @@ class _Generator:
         if kind == "object":
             required = schema.get("required") if isinstance(schema.get("required"), list) else []
             props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-            if self.nodes > MAX_NODES * 2 or depth > MAX_DEPTH * 2:
+            if self.nodes > MAX_NODES * 2 or depth > (MAX_DEPTH * 2 if refs else MAX_NESTING):
                 return {}
             return {r: self.gen(props.get(r, {}), f"{path}/{r}", r, depth + 1, refs)
                     for r in required[:MAX_ITEMS] if isinstance(r, str)}
@@ -1064,11 +1078,45 @@ class _Generator:
                         out.append(marked)
                 continue
             out.append(item)
+        need = min(_int_or_none(schema.get("minItems")) or 0, MAX_MIN_ITEMS)
+        if need > len(out) > 0 and len(out) >= MAX_ITEMS and (hi is None or need <= hi):
+            out = self.more_items(out, need, prefix, items, unique, path, name, depth, refs, variant + n)
+        return out
+
+    def more_items(self, out: list[Any], need: int, prefix: list[Any], items: Any, unique: bool, path: str,
+                   name: str, depth: int, refs: tuple[str, ...], variant: int) -> list[Any]:
+        """``out`` grown to ``need`` items (``minItems`` past :data:`MAX_ITEMS`): the items made so far
+        repeated, or under ``uniqueItems`` new variants of the item schema (each seen once, by its
+        JSON), each made on a fresh node budget; gives up after ``3 * need`` tries."""
+        import json
+
+        sub = items if isinstance(items, (dict, bool)) else {}
+        if not unique:
+            tail = out[len(prefix):] or out
+            return out + [copy.deepcopy(tail[k % len(tail)]) for k in range(need - len(out))]
+        if sub is False:
+            return out
+        if any(isinstance(v, (dict, list)) for v in out):
+            # Unique objects/arrays: jsonschema checks uniqueItems on them pairwise (quadratic), so
+            # past MAX_UNIQUE_COMPOUND the array stays short of minItems (invalid, but fast).
+            need = min(need, MAX_UNIQUE_COMPOUND)
+        seen = {json.dumps(v, sort_keys=True, default=str) for v in out}
+        nodes = self.nodes
+        for k in range(3 * need):
+            if len(out) >= need:
+                break
+            self.nodes = min(nodes, MAX_NODES)
+            item = self.gen(sub, f"{path}/{len(out)}", _singular(name), depth + 1, refs, variant + k)
+            key = json.dumps(item, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                out.append(item)
+        self.nodes = nodes
         return out
 
     # -- strings ------------------------------------------------------------------------------
     def string(self, schema: dict[str, Any], path: str, name: str, variant: int) -> str:
-        lo = min(_int_or_none(schema.get("minLength")) or 0, MAX_STRING)
+        lo = min(_int_or_none(schema.get("minLength")) or 0, MAX_MIN_LENGTH)
         hi = _int_or_none(schema.get("maxLength"))
         pattern = schema.get("pattern")
         fmt = schema.get("format")
