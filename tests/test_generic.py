@@ -654,7 +654,7 @@ PLANNER = [
 
 def run_planner(name: str, tool_input: dict) -> str:
     if name == "search_flights":
-        return json.dumps([{"flight_id": "AF123", "price": 420}, {"flight_id": "DL456", "price": 510}])
+        return json.dumps([{"flight_id": "DL456", "price": 510}, {"flight_id": "AF123", "price": 420}])
     if name == "book_flight":
         return f"booked {tool_input['flight_id']} for {tool_input['passenger_name']}"
     if name == "send_email":

@@ -430,3 +430,11 @@ def test_large_bounds_and_deep_nesting_give_valid_values():
         deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
     made = tool_input(deep)
     assert is_valid(made, deep) and json.dumps(made).count("{") == 150
+
+
+def test_the_cheapest_result_comes_first_when_the_prompt_asks_for_it():
+    from agentlab.fake._entities import extract
+
+    results = '[{"flight_id": "DL456", "price": 510}, {"flight_id": "AF123", "price": 420}]'
+    assert extract("Book the cheapest flight", results).ids[0] == "AF123"
+    assert extract("Book a flight", results).ids[0] == "DL456"

@@ -131,6 +131,9 @@ def extract(prompt: str, results: str = "") -> Entities:
              and not any(w in p for p in places)]
     ids = _unique([i for i in _ID.findall(results) if not _DATE.fullmatch(i)] +
                   [i for i in _ID.findall(blank) if i not in codes])
+    if _CHEAPEST.search(prompt):
+        ranked = _by_price(results)
+        ids = ranked + [i for i in ids if i not in ranked]
     measures: list[tuple[float, str]] = []
     for text in (results, prompt):
         for number, unit in _NUMBER_UNIT.findall(_EMAIL.sub(" ", text)):
@@ -140,6 +143,22 @@ def extract(prompt: str, results: str = "") -> Entities:
     numbers = [_num(n) for n in _BARE_NUMBER.findall(scrubbed)]
     return Entities(emails=emails, dates=dates, times=times, codes=codes, pairs=pairs, places=places,
                     persons=_unique(persons), names=names, ids=ids, measures=measures, numbers=numbers)
+
+
+_CHEAPEST = re.compile(r"\b(?:cheapest|lowest[- ]priced?|least expensive|best price)\b", re.IGNORECASE)
+_OBJECT = re.compile(r"\{[^{}]{0,600}\}")
+_PRICE = re.compile(r"[\"']?(?:price|cost|fare|amount|total)\w*[\"']?\s*[:=]\s*[\"']?[$€£]?\s?(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def _by_price(results: str) -> list[str]:
+    """The id-like tokens of the JSON-ish objects in ``results`` that carry a price, cheapest first
+    (for "book the cheapest")."""
+    priced: list[tuple[float, int, str]] = []
+    for n, chunk in enumerate(_OBJECT.findall(results)):
+        price, found = _PRICE.search(chunk), _ID.search(chunk)
+        if price and found:
+            priced.append((float(price.group(1)), n, found.group(0)))
+    return _unique([i for _, _, i in sorted(priced)])
 
 
 def _tokens(name: str) -> list[str]:
