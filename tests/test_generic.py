@@ -539,3 +539,158 @@ def test_a_city_gets_the_place_the_prompt_names_and_a_retry_really_differs(promp
     assert attempts[0]["city"] == city
     assert len(attempts) == 2 and attempts[0] != attempts[1]
     jsonschema.validate(attempts[1], WEATHER_TOOL["input_schema"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Thinking on the generic model (issue 10 follow-up: adaptive thinking never thought)
+# ----------------------------------------------------------------------------------------------
+
+
+def _thinking_loop(client: Any, drop_thinking: bool, **params: Any) -> list[list[str]]:
+    messages: list[dict] = [{"role": "user", "content": "What should I wear in Austin today?"}]
+    kinds = []
+    for _ in range(5):
+        r = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], messages=messages, **params)
+        kinds.append([b.type for b in r.content])
+        if r.stop_reason != "tool_use":
+            return kinds
+        content = [b for b in r.content if b.type != "thinking"] if drop_thinking else r.content
+        messages.append({"role": "assistant", "content": content})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": b.id, "content": run_weather(b.name, b.input)}
+            for b in r.content if b.type == "tool_use"]})
+    return kinds
+
+
+def test_adaptive_thinking_starts_every_assistant_turn_and_a_correct_loop_passes():
+    kinds = _thinking_loop(agentlab.fake_client(), False, thinking={"type": "adaptive"})
+    assert kinds == [["thinking", "tool_use"], ["thinking", "text"]]
+
+
+def test_a_loop_that_drops_the_thinking_block_gets_the_apis_400_on_the_default_client():
+    import anthropic
+
+    with pytest.raises(anthropic.BadRequestError, match="Expected `thinking` or `redacted_thinking`"):
+        _thinking_loop(agentlab.fake_client(), True, thinking={"type": "adaptive"})
+
+
+def test_generic_thinking_is_signed_and_skipped_under_a_forced_tool_with_adaptive_thinking():
+    client = agentlab.fake_client()
+    r = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], thinking={"type": "adaptive"},
+                               messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert r.content[0].type == "thinking" and r.content[0].signature
+    forced = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL], thinking={"type": "adaptive"},
+                                    tool_choice={"type": "tool", "name": "get_weather"},
+                                    messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in forced.content] == ["tool_use"]  # reference 3.3: forced tool, no thinking
+    off = client.messages.create(model=MODEL, max_tokens=4096, tools=[WEATHER_TOOL],
+                                 messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in off.content] == ["tool_use"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Server tools (issue 10 follow-up: answered as if they were client tools)
+# ----------------------------------------------------------------------------------------------
+
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
+CODE_EXECUTION = {"type": "code_execution_20250825", "name": "code_execution"}
+
+
+@pytest.mark.parametrize("tool_choice", [{"type": "tool", "name": "web_search"}, {"type": "any"}, {"type": "auto"}])
+def test_a_server_tool_is_used_as_server_tool_use_with_its_result_never_a_client_tool_use(tool_choice):
+    client = agentlab.fake_client()
+    messages = [{"role": "user", "content": "Latest news on Python 3.15"}]
+    r = client.messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], tool_choice=tool_choice, messages=messages)
+    assert [b.type for b in r.content] == ["server_tool_use", "web_search_tool_result", "text"]
+    assert r.stop_reason == "end_turn" and r.usage.server_tool_use.web_search_requests == 1
+    call, found = r.content[0], r.content[1]
+    assert call.name == "web_search" and call.input == {"query": "Latest news on Python 3.15"}
+    assert found.tool_use_id == call.id and len(found.content) == 2
+    assert all(res.type == "web_search_result" and res.url.startswith("https://") and res.title for res in found.content)
+    assert found.content[0].url in r.content[2].text
+    # The turn goes back as is, and a follow-up question is answered.
+    messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": "Thanks. Summarise it."}]
+    again = client.messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], messages=messages)
+    assert again.stop_reason == "end_turn" and again.content
+    # Same request, same bytes.
+    twin = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH], tool_choice=tool_choice,
+                                                  messages=messages[:1])
+    assert twin.content[1].model_dump() == found.model_dump()
+
+
+@pytest.mark.parametrize("tool_choice", [{"type": "tool", "name": "code_execution"}, {"type": "any"}])
+def test_a_server_tool_the_fake_cannot_run_is_answered_in_text_not_a_wrong_block(tool_choice):
+    r = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[CODE_EXECUTION], tool_choice=tool_choice,
+                                               messages=[{"role": "user", "content": "Compute 2**100"}])
+    assert [b.type for b in r.content] == ["text"] and "code_execution" in r.content[0].text
+    assert r.stop_reason == "end_turn"
+
+
+def test_forcing_a_server_tool_next_to_client_tools_uses_the_server_tool():
+    r = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH, WEATHER_TOOL],
+                                               tool_choice={"type": "tool", "name": "web_search"},
+                                               messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [b.type for b in r.content] == ["server_tool_use", "web_search_tool_result", "text"]
+    plain = agentlab.fake_client().messages.create(model=MODEL, max_tokens=2048, tools=[WEB_SEARCH, WEATHER_TOOL],
+                                                   messages=[{"role": "user", "content": "Weather in Oslo?"}])
+    assert [(b.type, b.name) for b in plain.content] == [("tool_use", "get_weather")]
+
+
+# ----------------------------------------------------------------------------------------------
+# Arguments from the prompt and the task's tool results (issue 10 follow-up: they ignored both)
+# ----------------------------------------------------------------------------------------------
+
+
+def _obj(props: dict, required: list | None = None) -> dict:
+    return {"type": "object", "properties": props, "required": required or list(props)}
+
+
+_S = {"type": "string"}
+PLANNER = [
+    {"name": "search_flights", "description": "Search flights",
+     "input_schema": _obj({"origin": _S, "destination": _S, "date": {"type": "string", "format": "date"}})},
+    {"name": "book_flight", "description": "Book a flight", "input_schema": _obj({"flight_id": _S, "passenger_name": _S})},
+    {"name": "send_email", "description": "Send an email", "input_schema": _obj({"to": _S, "subject": _S, "body": _S})},
+    {"name": "get_weather", "description": "Get the weather for a city", "input_schema": _obj({"city": _S})},
+]
+
+
+def run_planner(name: str, tool_input: dict) -> str:
+    if name == "search_flights":
+        return json.dumps([{"flight_id": "DL456", "price": 510}, {"flight_id": "AF123", "price": 420}])
+    if name == "book_flight":
+        return f"booked {tool_input['flight_id']} for {tool_input['passenger_name']}"
+    if name == "send_email":
+        return "sent"
+    return "New York: 20C, cloudy"
+
+
+def test_a_multi_tool_planner_takes_its_arguments_from_the_prompt_and_earlier_results():
+    client = agentlab.fake_client()
+    agent_loop(client, "Search flights CDG to JFK on 2027-01-15, book the cheapest for Ann Lee, email ann@example.com, "
+               "check weather in New York", PLANNER, run_planner)
+    made = dict(calls(agentlab.journal(client)))
+    assert made["search_flights"] == {"origin": "CDG", "destination": "JFK", "date": "2027-01-15"}
+    assert made["book_flight"] == {"flight_id": "AF123", "passenger_name": "Ann Lee"}
+    assert made["send_email"]["to"] == "ann@example.com"
+    assert made["get_weather"] == {"city": "New York"}
+    assert_inputs_valid(agentlab.journal(client), PLANNER)
+
+
+@pytest.mark.parametrize("prompt, origin, destination", [
+    ("Find flights SFO to LAX", "SFO", "LAX"), ("Flights from Paris to Rome please", "Paris", "Rome")])
+def test_origin_and_destination_are_the_two_sides_of_the_prompts_pair(prompt, origin, destination):
+    client = agentlab.fake_client(generic(call_tools=["search_flights"]))
+    agent_loop(client, prompt, PLANNER, run_planner)
+    made = calls(agentlab.journal(client))[0][1]
+    assert (made["origin"], made["destination"]) == (origin, destination)
+
+
+def test_an_entity_the_schema_rejects_is_not_used():
+    strict = [{"name": "book_flight", "description": "Book a flight", "input_schema": _obj({
+        "flight_id": {"type": "string", "pattern": "^FL\\d{4}$"}, "passenger_name": {"type": "string", "maxLength": 3}})}]
+    client = agentlab.fake_client(generic(call_tools=["book_flight"]))
+    agent_loop(client, "Book AF123 for Ann Lee", strict, lambda name, tool_input: "ok")
+    made = calls(agentlab.journal(client))[0][1]
+    assert made["flight_id"] != "AF123" and made["passenger_name"] != "Ann Lee"
+    assert_inputs_valid(agentlab.journal(client), strict)

@@ -395,3 +395,45 @@ def test_values_are_valid_for_lookaheads_not_if_oneof_and_property_names(key):
     for seed in range(12):
         value = value_for(schema, seed=seed, words="What should I wear in Paris today?")
         jsonschema.validate(value, schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_entities_of_the_prompt_and_results():
+    from agentlab.fake._entities import extract, number_for, string_for
+
+    found = extract("Search flights CDG to JFK on 2027-01-15 at 09:30, book for Ann Lee, email ann@example.com, "
+                    "weather in New York", "[{\"flight_id\": \"AF123\"}, {\"flight_id\": \"A-1042\"}] 20C")
+    assert found.pairs[0] == ("CDG", "JFK") and found.dates == ["2027-01-15"] and found.times == ["09:30"]
+    assert found.emails == ["ann@example.com"] and found.persons == ["Ann Lee"] and found.ids[:2] == ["AF123", "A-1042"]
+    assert string_for("city", found) == "New York" and string_for("origin", found) == "CDG"
+    assert string_for("destination", found) == "JFK" and string_for("booking_id", found) == "AF123"
+    assert string_for("to", found, siblings=("subject", "body")) == "ann@example.com"
+    assert string_for("to", found, siblings=("from",)) == "JFK"
+    assert number_for("temp", found) == [20]
+    assert extract("").emails == [] and not extract("", "")
+
+
+def test_large_bounds_and_deep_nesting_give_valid_values():
+    """minLength past 4,096, minItems past 64 (up to 10,000) and 150 levels of nesting: valid values."""
+    from agentlab.fake._schema_values import is_valid, tool_input
+
+    long = {"type": "object", "properties": {"t": {"type": "string", "minLength": 5000}}, "required": ["t"]}
+    assert len(tool_input(long)["t"]) == 5000 and is_valid(tool_input(long), long)
+    for items, unique, count in (({"type": "integer"}, False, 500), ({"type": "string"}, True, 500),
+                                 ({"type": "integer", "minimum": 0}, True, 10_000)):
+        schema = {"type": "object", "properties": {"a": {"type": "array", "items": items, "minItems": count,
+                                                         "uniqueItems": unique}}, "required": ["a"]}
+        made = tool_input(schema)
+        assert len(made["a"]) == count and is_valid(made, schema)
+    deep: dict = {"type": "string"}
+    for _ in range(150):
+        deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
+    made = tool_input(deep)
+    assert is_valid(made, deep) and json.dumps(made).count("{") == 150
+
+
+def test_the_cheapest_result_comes_first_when_the_prompt_asks_for_it():
+    from agentlab.fake._entities import extract
+
+    results = '[{"flight_id": "DL456", "price": 510}, {"flight_id": "AF123", "price": 420}]'
+    assert extract("Book the cheapest flight", results).ids[0] == "AF123"
+    assert extract("Book a flight", results).ids[0] == "DL456"

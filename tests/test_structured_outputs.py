@@ -330,3 +330,33 @@ def test_parse_still_works_for_models_with_constraints_the_api_does_not_take(mod
     parsed = agentlab.fake_client().messages.parse(model=MODEL, max_tokens=2048, messages=PROMPT, output_format=model)
     assert parsed.stop_reason == "end_turn"
     assert isinstance(parsed.parsed_output, model)
+
+
+def test_parse_fills_fields_from_the_prompt_and_the_tool_results():
+    """Structured outputs use the prompt's and the tool results' entities (issue 10 follow-up)."""
+    import pydantic
+
+    import agentlab
+
+    class Simple(pydantic.BaseModel):
+        name: str
+        age: int
+        email: str
+
+    class Weather(pydantic.BaseModel):
+        city: str
+        temp: int
+
+    client = agentlab.fake_client()
+    parsed = client.messages.parse(model="claude-sonnet-5", max_tokens=1024, output_format=Simple,
+                                   messages=[{"role": "user", "content": "Ann, 34, ann@x.com"}]).parsed_output
+    assert (parsed.name, parsed.age, parsed.email) == ("Ann", 34, "ann@x.com")
+    tool = {"name": "get_weather", "description": "Weather for a city",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+    messages: list = [{"role": "user", "content": "Weather in New York?"}]
+    first = client.messages.create(model="claude-sonnet-5", max_tokens=1024, tools=[tool], messages=messages)
+    messages += [{"role": "assistant", "content": first.content},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": first.content[0].id, "content": "20C"}]}]
+    weather = client.messages.parse(model="claude-sonnet-5", max_tokens=1024, tools=[tool], messages=messages,
+                                    output_format=Weather).parsed_output
+    assert (weather.city, weather.temp) == ("New York", 20)

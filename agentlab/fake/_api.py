@@ -374,6 +374,7 @@ class FakeAPI:
             model=full["model"], system=full.get("system"),
             tools=tuple(t for t in full.get("tools") or [] if isinstance(t, dict)),
             tool_choice=full.get("tool_choice"), max_tokens=full.get("max_tokens"),
+            thinking=full.get("thinking"),
         )
         exchange.turn = turn.index
         reply = self.scenario.reply_for(turn)

@@ -1,12 +1,16 @@
 """The generic model: a scenario for anyone's agent loop, driven by the request's own tools.
 
 Modelled on pydantic-ai's ``TestModel`` (STYLE.md section 2; the idea, not its code): the
-model reads the ``tools`` the request carries (client tools; server tools are ignored), calls
+model reads the ``tools`` the request carries (client tools; of the server tools it simulates
+``web_search``: a ``server_tool_use``, its ``web_search_tool_result`` and a text answer, when
+``tool_choice`` names it, or under ``any``/``auto`` when no client tool is given; other server tools
+get a text that says the fake does not run them, never a client ``tool_use``), calls
 them with arguments valid under each ``input_schema`` (made by
 :mod:`~agentlab.fake._schema_values`, seeded by the scenario name, the tool and the prompt),
 reads the ``tool_result`` blocks, and ends with an ``end_turn`` answer that quotes what the
-tools returned. Without tools it answers plain text that refers to the prompt. It is a pure
-function of the request: same request, same reply; nothing comes from the clock.
+tools returned. Without tools it answers plain text that refers to the prompt. With thinking on
+(``enabled``, or ``adaptive`` without a forced ``tool_choice``: reference 3.3) each assistant turn
+starts with a thinking block. It is a pure function of the request: same request, same reply; nothing comes from the clock.
 
 One *task* is what follows the last user message that carries text (a new question in a chat
 starts a new task). Within a task, per request:
@@ -57,7 +61,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ._replies import Reply, text, tool_uses
+from ._replies import (SIMULATED_SERVER_TOOLS, Reply, server_tool_kind, text, thinking, tool_uses,
+                       unsupported_server_tool, web_search)
 from ._scenario import RunTool, Scenario, Turn
 from ._schema_values import is_valid, prompt_words, tool_input, value_for
 
@@ -271,18 +276,22 @@ def _recased(value: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _arguments(tool: dict[str, Any], options: GenericOptions, prompt: str, attempt: int,
-               before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+               before: Sequence[dict[str, Any]] = (), results: str = "") -> dict[str, Any]:
     """The input of a call to ``tool``; on a retry (``before``: the inputs already sent to it this
     task) one that differs from each of them and is still valid: the seeded input, else with every
     optional property filled in, else its first string in another case (lower, Title, UPPER:
     "Oslo" -> "oslo"), else other seeds, else the input made without the prompt's words.
+    ``results`` (the task's earlier tool results, joined) and the prompt give the entities that
+    fill properties named for them (``_entities``: "CDG to JFK" -> origin/destination, an id a
+    search returned -> ``flight_id``).
     Unknown: the fake's choice; a real model rewrites its arguments after an error."""
     schema = tool.get("input_schema")
     seed = f"{options.seed}/{tool['name']}/{attempt}"
-    first = tool_input(schema, seed=seed, words=_safe(prompt))
+    first = tool_input(schema, seed=seed, words=_safe(prompt), results=_safe(results))
     if not before or first not in before:
         return first
-    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all"), *_recased(first)]
+    candidates = [tool_input(schema, seed=seed, words=_safe(prompt), optional="all", results=_safe(results)),
+                  *_recased(first)]
     candidates += [tool_input(schema, seed=f"{seed}/{k}", words=_safe(prompt)) for k in range(1, 4)]
     candidates.append(tool_input(schema, seed=seed))
     for candidate in candidates:
@@ -335,7 +344,9 @@ def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options
     if options.final_text is None:
         schema = schema_in_instructions(system)
         if schema is not None:  # the instructions ask for JSON under a schema: answer with exactly that
-            return text(json.dumps(value_for(schema, seed=f"{options.seed}/{prompt}", words=_safe(prompt)),
+            results = "\n".join(c.result for c in calls if c.result is not None and not c.is_error)
+            return text(json.dumps(value_for(schema, seed=f"{options.seed}/{prompt}", words=_safe(prompt),
+                                             results=_safe(results)),
                                    ensure_ascii=False))
     asked = _short(prompt, _PROMPT_CHARS) or "(no text)"
     summary = _summary([c for c in calls if c.result is not None])
@@ -354,8 +365,76 @@ def _final(prompt: str, calls: list[_Call], tools: list[dict[str, Any]], options
     return text(f"You asked: “{asked}”. No tools came with this request, so this text is my whole answer.")
 
 
+def _server_choice(turn: Turn, servers: list[tuple[str, str]], has_client_tools: bool, kind: str,
+                   forced_name: Any) -> tuple[str, str] | None:
+    """The server tool ``(name, kind)`` this turn uses, or None: the one ``tool_choice`` names;
+    under ``any`` with no client tool, the first server tool (a simulated one first); under
+    ``auto`` with no client tool, ``web_search`` once per task (the request holds nothing else
+    to use). Unknown: the fake's choice."""
+    if kind == "tool":
+        return next((s for s in servers if s[0] == forced_name), None)
+    if has_client_tools:
+        return None
+    if kind == "any":
+        return sorted(servers, key=lambda s: s[1] not in SIMULATED_SERVER_TOOLS)[0]
+    if kind == "auto":
+        start = max((i for i, m in enumerate(turn.messages) if m.get("role") == "user"
+                     and _text_of(m.get("content")).strip()), default=0)
+        searched = any(isinstance(b, dict) and b.get("type") == "server_tool_use"
+                       for m in turn.messages[start:] if m.get("role") == "assistant"
+                       and isinstance(m.get("content"), list) for b in m["content"])
+        return None if searched else next((s for s in servers if s[1] == "web_search"), None)
+    return None
+
+
+def _server_call(name: str, kind: str, prompt: str) -> Reply:
+    """A simulated web search on the task's prompt, or text saying the fake does not run ``name``."""
+    if kind == "web_search":
+        return web_search(_short(prompt, 200))
+    return unsupported_server_tool(name)
+
+
+def _thinks(turn: Turn) -> bool:
+    """Whether this request's assistant turn starts with a thinking block: thinking is on
+    (``enabled`` or ``adaptive``), except adaptive thinking under a forced ``tool_choice``
+    (``any``/``tool``), where the API skips thinking (reference 3.3). Manual thinking with a
+    forced tool is a 400 before any policy runs (rules)."""
+    thinking = turn.thinking if isinstance(turn.thinking, dict) else {}
+    kind = thinking.get("type")
+    if kind == "enabled":
+        return True
+    choice = turn.tool_choice if isinstance(turn.tool_choice, dict) else {}
+    return kind == "adaptive" and choice.get("type") not in ("any", "tool")
+
+
+def _thought(prompt: str, answer: Reply) -> str:
+    """A short, deterministic thought about what ``answer`` does next (unknown: the fake's words)."""
+    asked = _short(prompt, 120) or "(no text)"
+    calls = [b["name"] for b in answer.content if b.get("type") in ("tool_use", "server_tool_use")]
+    if calls:
+        return f"The user asks: “{asked}”. Next step: call {', '.join(calls)}."
+    return f"The user asks: “{asked}”. I have what I need to answer."
+
+
 def generic_policy(options: GenericOptions) -> "Any":
-    """The policy (``Turn -> Reply``) of a generic model with ``options``."""
+    """The policy (``Turn -> Reply``) of a generic model with ``options``. When the request turns
+    thinking on (:func:`_thinks`), every assistant turn starts with a thinking block (the fake
+    signs it when it issues the turn: ``_model._assign_ids``)."""
+
+    decide = _generic_decide(options)
+
+    def policy(turn: Turn) -> Reply:
+        answer = decide(turn)
+        if _thinks(turn) and not any(b.get("type") in ("thinking", "redacted_thinking") for b in answer.content):
+            answer = thinking(_thought(_task(turn)[0], answer), answer)
+        return answer
+
+    policy.__doc__ = f"The generic model's policy ({options})."
+    return policy
+
+
+def _generic_decide(options: GenericOptions) -> "Any":
+    """The generic model's choice of reply, before thinking (see :func:`generic_policy`)."""
 
     def policy(turn: Turn) -> Reply:
         tools = _client_tools(turn)
@@ -370,8 +449,15 @@ def generic_policy(options: GenericOptions) -> "Any":
 
         def call(tool: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             before = [c.input for c in calls if c.name == tool["name"]]
-            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before)
+            results = "\n".join(c.result for c in calls if c.result is not None and not c.is_error)
+            return tool["name"], _arguments(tool, options, prompt, attempts(tool["name"]), before, results)
 
+        servers = [(t["name"], server_tool_kind(t)) for t in turn.tools
+                   if server_tool_kind(t) and isinstance(t.get("name"), str)]
+        if servers and kind != "none":
+            server = _server_choice(turn, servers, bool(tools), kind, choice.get("name"))
+            if server is not None:
+                return _server_call(*server, prompt)
         if not tools or kind == "none":
             reason = "Tool use is turned off for this request, so I answered in text." if tools else ""
             return _final(prompt, calls, tools, options, reason=reason, system=turn.system)
@@ -411,7 +497,6 @@ def generic_policy(options: GenericOptions) -> "Any":
         chosen = todo[:1] if one_at_a_time else todo
         return tool_uses(*(call(t) for t in chosen))
 
-    policy.__doc__ = f"The generic model's policy ({options})."
     return policy
 
 

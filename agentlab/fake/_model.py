@@ -93,6 +93,24 @@ def _first_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
+def _tool_result_text(body: dict[str, Any]) -> str:
+    """The text of every ``tool_result`` in the conversation, joined (first 4,000 characters),
+    so structured outputs can use what the tools returned (a ``temp`` after "20C")."""
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    parts: list[str] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_result" or block.get("is_error"):
+                continue
+            inner = block.get("content")
+            if isinstance(inner, str):
+                parts.append(inner)
+            elif isinstance(inner, list):
+                parts += [b["text"] for b in inner if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return "\n".join(parts)[:4_000]
+
+
 def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON schema the request asks the answer to follow, or None: ``output_config.format``
     with ``type: "json_schema"`` (SDK ``OutputConfigParam``/``JSONOutputFormatParam``; what
@@ -109,7 +127,7 @@ def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
 def structured_text(schema: dict[str, Any], body: dict[str, Any], seed: str) -> str:
     """The JSON text (valid under ``schema``) the model answers with under structured outputs."""
     prompt = _first_user_text(body)
-    value = value_for(schema, seed=f"{seed}/{prompt}", words=prompt)
+    value = value_for(schema, seed=f"{seed}/{prompt}", words=prompt, results=_tool_result_text(body))
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -146,6 +164,8 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
     choice = body.get("tool_choice") if isinstance(body.get("tool_choice"), dict) else {}
     choice_type = choice.get("type", "auto")
     forced = choice_type in ("any", "tool")
+    server_forced = (choice.get("name") in server_tools if choice_type == "tool"
+                     else choice_type == "any" and not client_tools and bool(server_tools))
 
     if not _thinking_on(body) or forced:
         blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
@@ -176,6 +196,20 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
         if calls and not any(b.get("type") == "text" for b in blocks):
             blocks.append({"type": "text", "text": f"I would call {calls[0]['name']} next, but tool use is turned off for this request."})
+    elif forced and server_forced:
+        # Forcing a server tool (or ``any`` with only server tools): the model runs the server
+        # tool (server_tool_use + its result, then text), never a client tool_use (reference 1.2,
+        # section 2); the API prefills the call, so no text before it. A reply without that server
+        # call (a server tool the fake does not run) keeps its text: never an empty turn.
+        first = next((i for i, b in enumerate(blocks) if b.get("type") == "server_tool_use"
+                      and (choice_type == "any" or b.get("name") == choice.get("name"))), None)
+        if first is not None:
+            blocks = blocks[first:]
+        elif not any(b.get("type") == "text" for b in blocks):
+            blocks = [{"type": "text", "text": f"I can't run the {choice.get('name') or 'server'} tool here."}]
+        else:
+            blocks = [b for b in blocks if b.get("type") not in ("tool_use", "server_tool_use")
+                      and not b.get("type", "").endswith("_tool_result")]
     elif forced:
         wanted = choice.get("name") if choice_type == "tool" else None
         calls = [b for b in blocks if b.get("type") == "tool_use" and (wanted is None or b.get("name") == wanted)]
@@ -186,7 +220,8 @@ def _shape(reply: Reply, body: dict[str, Any]) -> tuple[list[dict[str, Any]], st
             )
             schema = next((t.get("input_schema") for t in body.get("tools") or [] if isinstance(t, dict) and t.get("name") == name), {})
             calls = [{"type": "tool_use", "name": name,
-                      "input": tool_input(schema, seed=name, words=_first_user_text(body))}] if name else []
+                      "input": tool_input(schema, seed=name, words=_first_user_text(body),
+                                         results=_tool_result_text(body))}] if name else []
         blocks = calls  # the API prefills the call: no text before it
         if stop_reason in ("pause_turn", "end_turn"):
             stop_reason = None

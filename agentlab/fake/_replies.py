@@ -23,6 +23,8 @@ Builders::
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -35,6 +37,10 @@ __all__ = [
     "thinking",
     "redacted_thinking",
     "server_tool_use",
+    "web_search",
+    "unsupported_server_tool",
+    "server_tool_kind",
+    "SIMULATED_SERVER_TOOLS",
     "refusal",
     "fault",
     "stream_error",
@@ -141,6 +147,51 @@ def server_tool_use(
     if results is not None:
         blocks.append({"type": f"{name}_tool_result", "content": list(results)})
     return Reply(content=tuple(blocks), stop_reason="pause_turn" if paused else None)
+
+
+SIMULATED_SERVER_TOOLS = ("web_search",)
+"""Server tools whose calls the fake can simulate (a ``server_tool_use`` plus its result block).
+Other server tools (``web_fetch``, ``code_execution``, tool search...) are answered in text that
+says the fake does not run them. Unknown: the fake's choice."""
+
+
+def server_tool_kind(tool: dict[str, Any]) -> str | None:
+    """The server tool ``tool`` is (``"web_search"``, ``"web_fetch"``, ``"code_execution"``,
+    ``"tool_search"``), from its versioned ``type`` (``web_search_20250305``...), or None for a
+    client tool (``custom``/no type) or an Anthropic-defined client tool (bash, text_editor,
+    computer, memory: run by the caller, answered with ``tool_use``). Source: reference 1.2."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    if not isinstance(kind, str):
+        return None
+    for prefix in ("web_search", "web_fetch", "code_execution", "tool_search_tool"):
+        if kind.startswith(prefix + "_"):
+            return "tool_search" if prefix == "tool_search_tool" else prefix
+    return None
+
+
+def web_search(query: str, *, answer: str | None = None) -> Reply:
+    """A finished web search turn (``end_turn``): ``server_tool_use`` (name ``web_search``, input
+    ``{"query": query}``), its ``web_search_tool_result`` with two deterministic
+    ``web_search_result`` entries (``url``, ``title``, ``encrypted_content``, ``page_age``: the
+    fields of ``anthropic.types.WebSearchResultBlock``), then a text answer that names them.
+    The results are invented from the query (unknown: the fake's choice; no network)."""
+    query = " ".join(query.split())[:200] or "(empty query)"
+    slug = "-".join(re.findall(r"[a-z0-9]+", query.lower())[:8]) or "search"
+    results = []
+    for n, (site, what) in enumerate((("en.wikipedia.org/wiki", "Overview"), ("www.example.org/articles", "Latest"))):
+        digest = hashlib.sha256(f"{n}\x00{query}".encode("utf-8", "surrogatepass")).hexdigest()[:48]
+        results.append({"type": "web_search_result", "url": f"https://{site}/{slug}",
+                        "title": f"{what}: {query[:80]}", "encrypted_content": f"Eq{digest}", "page_age": None})
+    found = server_tool_use("web_search", {"query": query}, results=results, paused=False)
+    said = answer or ("I searched the web for “" + query + "”. The top results: "
+                      + "; ".join(f"{r['title']} ({r['url']})" for r in results) + ".")
+    return Reply(content=(*found.content, _text_block(said)), stop_reason=None)
+
+
+def unsupported_server_tool(name: str) -> Reply:
+    """Text saying the fake does not run the server tool ``name`` (instead of a wrong block)."""
+    return text(f"I would use the {name} server tool here, but this simulated API does not run it, "
+                "so I answered without it.")
 
 
 def refusal(partial_text: str = "", *, category: str | None = "cyber", explanation: str | None = None) -> Reply:

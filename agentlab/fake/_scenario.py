@@ -44,6 +44,8 @@ class Turn:
     tools: tuple[dict[str, Any], ...]
     tool_choice: dict[str, Any] | None
     max_tokens: int | None
+    thinking: Any = None
+    """The request's ``thinking`` parameter as sent (``{"type": "adaptive"}``...), or None."""
 
     def tool_results(self) -> list[dict[str, Any]]:
         """The ``tool_result`` blocks of the last user message (empty if there are none)."""

@@ -29,12 +29,18 @@ constraints the ``anthropic`` SDK's ``transform_schema`` moves into a ``descript
 
 Strings are meaningful where the property name or description makes it easy (a ``city`` gets
 a city, a ``query`` gets words of the user's prompt, an ``email`` an address), and valid first.
+What the prompt and the task's tool results name comes first when the schema accepts it
+(``origin``/``destination`` from "CDG to JFK", a ``flight_id`` a search returned, ``temp`` from
+"20C": :mod:`~agentlab.fake._entities`).
 
 It never raises and never loops on garbage (a schema that is not a dict, ``"required": 5``,
 an ``enum`` that is an object, ``1e400``, unknown types, contradictory bounds): a budget of
 nodes, a depth bound and capped sizes keep every call short, and the result is the best value
 it can find, which may then fail validation (an unsatisfiable schema has no valid value).
-Values are always finite JSON: no NaN or infinity ever comes out.
+Values are always finite JSON: no NaN or infinity ever comes out. Large bounds are met exactly up
+to a point: ``minLength`` up to :data:`MAX_MIN_LENGTH`, ``minItems`` up to :data:`MAX_MIN_ITEMS`
+(:data:`MAX_UNIQUE_COMPOUND` for unique objects/arrays), required properties nested up to
+:data:`MAX_NESTING` levels (without ``$ref``); past those the value is short (and invalid).
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ import re
 import zlib
 from typing import Any, Iterable
 
+from ._entities import Entities, extract, number_for, string_for
+
 __all__ = ["value_for", "tool_input", "is_valid", "prompt_words", "described_constraints"]
 
 MAX_DEPTH = 12
@@ -54,7 +62,18 @@ MAX_NODES = 2_000
 MAX_ITEMS = 64
 """Most array items or object properties made for one value, whatever ``minItems`` asks."""
 MAX_STRING = 4_096
-"""Longest string made, whatever ``minLength`` asks."""
+"""Longest string made from text or a pattern (a longer ``minLength`` is met by padding)."""
+MAX_MIN_LENGTH = 100_000
+"""Largest ``minLength`` met exactly (padding); past it the string stops here (invalid)."""
+MAX_MIN_ITEMS = 10_000
+"""Largest ``minItems`` met exactly: past :data:`MAX_ITEMS` the items made repeat (or, under
+``uniqueItems``, vary by variant while the node budget lasts); past this the array stops here."""
+MAX_UNIQUE_COMPOUND = 256
+"""Largest ``minItems`` met under ``uniqueItems`` when the items are objects or arrays (their
+uniqueness is checked pairwise by the validator: quadratic time)."""
+MAX_NESTING = 160
+"""Depth to which the required properties of nested objects (no ``$ref``) are still filled in,
+so a valid schema nested 100+ levels deep gets a valid value; past it, ``{}``."""
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
 _SMALLEST: dict[str, Any] = {"object": {}, "array": [], "string": "", "integer": 0, "number": 0,
@@ -713,13 +732,17 @@ def _near(value: Any) -> list[Any]:
 class _Generator:
     """One generation: the root (for ``$ref``), the seed, the words to use, the node budget."""
 
-    def __init__(self, root: Any, seed: int, words: list[str], optional: str, text: str = "") -> None:
+    def __init__(self, root: Any, seed: int, words: list[str], optional: str, text: str = "",
+                 entities: Entities | None = None) -> None:
         self.root = root
         self.seed = seed
         self.words = words
         self.text = text
         self.optional = optional
         self.nodes = 0
+        self.entities = entities if entities is not None else Entities()
+        self.siblings: tuple[str, ...] = ()
+        self.used_numbers: set[float] = set()
 
     # -- helpers ------------------------------------------------------------------------------
     def pick(self, path: str, n: int) -> int:
@@ -886,7 +909,7 @@ class _Generator:
         if kind == "object":
             required = schema.get("required") if isinstance(schema.get("required"), list) else []
             props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-            if self.nodes > MAX_NODES * 2 or depth > MAX_DEPTH * 2:
+            if self.nodes > MAX_NODES * 2 or depth > (MAX_DEPTH * 2 if refs else MAX_NESTING):
                 return {}
             return {r: self.gen(props.get(r, {}), f"{path}/{r}", r, depth + 1, refs)
                     for r in required[:MAX_ITEMS] if isinstance(r, str)}
@@ -940,11 +963,14 @@ class _Generator:
         names = names[:MAX_ITEMS]
         value: dict[str, Any] = {}
         extra_schema = schema.get("additionalProperties", True)
+        outer_siblings = self.siblings
         for prop in names:
             sub = props.get(prop)
             if sub is None:
                 sub = self.pattern_schema(schema, prop) or (extra_schema if isinstance(extra_schema, dict) else {})
+            self.siblings = tuple(n for n in props if n != prop)
             value[prop] = self.gen(sub, f"{path}/{prop}", prop, depth + 1, refs, variant)
+        self.siblings = outer_siblings
         # An object with nothing declared to vary (an item of a uniqueItems array): one more property.
         if variant and not props and extra_schema is not False and (max_props is None or len(value) < max_props):
             key = f"item_{variant}"
@@ -1052,11 +1078,45 @@ class _Generator:
                         out.append(marked)
                 continue
             out.append(item)
+        need = min(_int_or_none(schema.get("minItems")) or 0, MAX_MIN_ITEMS)
+        if need > len(out) > 0 and len(out) >= MAX_ITEMS and (hi is None or need <= hi):
+            out = self.more_items(out, need, prefix, items, unique, path, name, depth, refs, variant + n)
+        return out
+
+    def more_items(self, out: list[Any], need: int, prefix: list[Any], items: Any, unique: bool, path: str,
+                   name: str, depth: int, refs: tuple[str, ...], variant: int) -> list[Any]:
+        """``out`` grown to ``need`` items (``minItems`` past :data:`MAX_ITEMS`): the items made so far
+        repeated, or under ``uniqueItems`` new variants of the item schema (each seen once, by its
+        JSON), each made on a fresh node budget; gives up after ``3 * need`` tries."""
+        import json
+
+        sub = items if isinstance(items, (dict, bool)) else {}
+        if not unique:
+            tail = out[len(prefix):] or out
+            return out + [copy.deepcopy(tail[k % len(tail)]) for k in range(need - len(out))]
+        if sub is False:
+            return out
+        if any(isinstance(v, (dict, list)) for v in out):
+            # Unique objects/arrays: jsonschema checks uniqueItems on them pairwise (quadratic), so
+            # past MAX_UNIQUE_COMPOUND the array stays short of minItems (invalid, but fast).
+            need = min(need, MAX_UNIQUE_COMPOUND)
+        seen = {json.dumps(v, sort_keys=True, default=str) for v in out}
+        nodes = self.nodes
+        for k in range(3 * need):
+            if len(out) >= need:
+                break
+            self.nodes = min(nodes, MAX_NODES)
+            item = self.gen(sub, f"{path}/{len(out)}", _singular(name), depth + 1, refs, variant + k)
+            key = json.dumps(item, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                out.append(item)
+        self.nodes = nodes
         return out
 
     # -- strings ------------------------------------------------------------------------------
     def string(self, schema: dict[str, Any], path: str, name: str, variant: int) -> str:
-        lo = min(_int_or_none(schema.get("minLength")) or 0, MAX_STRING)
+        lo = min(_int_or_none(schema.get("minLength")) or 0, MAX_MIN_LENGTH)
         hi = _int_or_none(schema.get("maxLength"))
         pattern = schema.get("pattern")
         fmt = schema.get("format")
@@ -1067,6 +1127,12 @@ class _Generator:
             if formatted is not None:
                 candidates.append(formatted)
         description = schema.get("description") if isinstance(schema.get("description"), str) else ""
+        if variant == 0 and self.entities:
+            # What the prompt and the task's tool results name ("CDG to JFK", "ann@example.com",
+            # the "AF123" a search returned): first, when the schema accepts it (_entities).
+            found = string_for(name, self.entities, fmt=fmt, description=description, siblings=self.siblings)
+            if found is not None and is_valid(found, schema, self.root):
+                return found
         candidates.append(self.text_for(name, description, path, variant, schema))
         for value in candidates:
             fitted = _fit_length(value, lo, hi)
@@ -1173,6 +1239,12 @@ class _Generator:
             return True
 
         candidates: list[float] = [base]
+        found = [float(n) for n in number_for(name, self.entities, frozenset(self.used_numbers))] \
+            if variant == 0 and self.entities else []
+        for x in found:
+            if ok(x):  # a number the prompt or a tool result gives ("20C" for ``temp``): _entities
+                self.used_numbers.add(_tidy(x))
+                return int(x) if integer else _tidy(x)
         if lo is not None:
             candidates += [lo, lo + 1, math.floor(lo) + 1, lo + (hi - lo) / 2 if hi is not None else lo + 1]
         if hi is not None:
@@ -1370,7 +1442,7 @@ def _seed_int(seed: Any) -> int:
 
 
 def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some",
-              root: Any = None) -> Any:
+              root: Any = None, results: str = "") -> Any:
     """A JSON value valid under ``schema``, the same for the same arguments.
 
     Args:
@@ -1383,6 +1455,10 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
         optional: which optional object properties to include: ``"some"`` (about half, chosen
             by the seed), ``"all"`` or ``"none"``.
         root: the document ``$ref`` pointers resolve against (default: ``schema``).
+        results: the text of the task's earlier tool results. With ``words`` as a string, the
+            entities of both (emails, dates, "X to Y" pairs, person names, ids such as ``AF123``,
+            measures such as "20C": :mod:`~agentlab.fake._entities`) fill the properties whose
+            names ask for them, when the schema accepts them.
 
     Returns:
         A JSON-ready value (dicts, lists, str, int, finite float, bool, None). Never raises;
@@ -1394,8 +1470,10 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
     base_root = root if root is not None else schema
     first = None
     try:
+        entities = extract(raw if isinstance(words, str) else "", results if isinstance(results, str) else "")
         for attempt in range(3):
-            generator = _Generator(base_root, _seed_int(seed) + attempt * 7919, word_list, optional, raw)
+            generator = _Generator(base_root, _seed_int(seed) + attempt * 7919, word_list, optional, raw,
+                                   entities if attempt == 0 else None)
             value = generator.gen(schema, "#", "", 0)
             if first is None:
                 first = value
@@ -1406,11 +1484,12 @@ def value_for(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), op
     return _json_safe(first)
 
 
-def tool_input(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some") -> dict[str, Any]:
+def tool_input(schema: Any, *, seed: Any = 0, words: Iterable[str] | str = (), optional: str = "some",
+               results: str = "") -> dict[str, Any]:
     """The ``input`` object of a ``tool_use`` block for a tool's ``input_schema``: a dict valid
     under it (tool inputs are always objects, reference 3.4), ``{}`` for a schema that is not
     a dict or whose value would not be an object. Arguments as :func:`value_for`."""
     if not isinstance(schema, dict):
         return {}
-    value = value_for(schema, seed=seed, words=words, optional=optional)
+    value = value_for(schema, seed=seed, words=words, optional=optional, results=results)
     return value if isinstance(value, dict) else {}
