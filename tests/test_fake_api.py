@@ -529,3 +529,16 @@ def test_thinking_from_completed_turns_is_not_counted():
     later = [*open_turn, {"role": "assistant", "content": done.content}, {"role": "user", "content": "And tomorrow?"}]
     later_stripped = [*stripped, {"role": "assistant", "content": done.content}, {"role": "user", "content": "And tomorrow?"}]
     assert count(later) == count(later_stripped)  # a completed turn's thinking is ignored
+
+
+def test_an_anthropic_defined_client_tool_is_answered_with_tool_use():
+    # bash_20250124 / text_editor_* are run by the caller (reference 1.2): a scripted call to one is a
+    # client tool_use, not dropped as if it were a server tool.
+    from agentlab.fake import Scenario, tool_use
+
+    scenario = Scenario(name="bash", replies=(tool_use("bash", {"command": "ls"}), text("Listed.")))
+    client = agentlab.fake_client(scenario)
+    reply = client.messages.create(model="claude-sonnet-5", max_tokens=256,
+                                   tools=[{"type": "bash_20250124", "name": "bash"}],
+                                   messages=[{"role": "user", "content": "List the files."}])
+    assert reply.stop_reason == "tool_use" and [(b.type, b.name) for b in reply.content] == [("tool_use", "bash")]

@@ -38,7 +38,7 @@ import jiter
 
 from ._context import RequestContext
 from ._ids import IdFactory
-from ._replies import Reply
+from ._replies import Reply, is_client_tool
 from ._schema_values import tool_input, value_for
 from ._thinking import redacted_data, sign
 from ._tokens import TOOL_USE_OVERHEAD, block_output_tokens, canonical_json, text_tokens
@@ -73,8 +73,7 @@ def _tool_names(body: dict[str, Any]) -> tuple[set[str], set[str]]:
     for tool in body.get("tools") or []:
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             continue
-        kind = tool.get("type")
-        if kind in (None, "custom"):
+        if is_client_tool(tool):  # custom tools and Anthropic-defined client tools (bash, text_editor...)
             client.add(tool["name"])
         else:
             server.add(tool["name"])

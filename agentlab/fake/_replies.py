@@ -169,6 +169,21 @@ def server_tool_kind(tool: dict[str, Any]) -> str | None:
     return None
 
 
+ANTHROPIC_CLIENT_TOOLS = ("bash", "text_editor", "computer", "memory")
+"""Anthropic-defined tools the caller runs (versioned types such as ``bash_20250124``): the model
+answers them with ``tool_use`` like custom tools (reference 1.2; the tool-use docs)."""
+
+
+def is_client_tool(tool: Any) -> bool:
+    """True for a tool the caller runs: a custom tool (no ``type`` or ``"custom"``) or an
+    Anthropic-defined client tool (:data:`ANTHROPIC_CLIENT_TOOLS`); False for server tools, toolsets
+    and anything else."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    if kind is None or kind == "custom":
+        return True
+    return isinstance(kind, str) and any(kind.startswith(prefix + "_") for prefix in ANTHROPIC_CLIENT_TOOLS)
+
+
 def web_search(query: str, *, answer: str | None = None) -> Reply:
     """A finished web search turn (``end_turn``): ``server_tool_use`` (name ``web_search``, input
     ``{"query": query}``), its ``web_search_tool_result`` with two deterministic
