@@ -215,7 +215,10 @@ class FakeAPI:
                                            headers={"content-type": "application/json", "x-should-retry": "false"})
 
     def _handle(self, request: httpx2.Request, held: list[Exchange]) -> httpx2.Response:
-        headers = {k.lower(): v for k, v in request.headers.items()}
+        headers: dict[str, str] = {}
+        for name, value in request.headers.raw:  # names lower-cased; a repeated header joined as HTTP does
+            key, text = name.decode("latin-1").lower(), value.decode("latin-1")
+            headers[key] = f"{headers[key]}, {text}" if key in headers else text
         attempt = _retry_count(headers.get("x-stainless-retry-count"))
         endpoint, body, error = validate_http(request.url.path, request.method, headers, request.content)
         stream = bool(isinstance(body, dict) and body.get("stream") is True)
@@ -247,7 +250,10 @@ class FakeAPI:
             # the journal (every request re-sends the whole history) grows with the conversation,
             # not with its square.
             full["messages"][:trusted] = self._memo.messages[:trusted]
-        ctx = RequestContext(endpoint=endpoint, body=full, headers=headers,
+        # No "cache_control" in the bytes sent (and no \u escape that could spell it): no breakpoint
+        # to look for; a thread's held history may carry some, so it is always looked at.
+        marked = "thread" in full or b"cache_control" in request.content or b"\\u" in request.content
+        ctx = RequestContext(endpoint=endpoint, body=full, headers=headers, marked=marked,
                              options=self.scenario.validation, ledger=self.ledger,
                              trusted=trusted, known_tokens=self._memo.tokens[:trusted],
                              prior_index=self._memo.index)
@@ -392,10 +398,7 @@ class FakeAPI:
                         headers={"retry-after-ms": "1", "x-should-retry": "true"}))
                 stream_fault = True
 
-        # No "cache_control" in the bytes sent (and no \u escape that could spell it): no breakpoint
-        # to look for; a thread's held history may carry some, so it is always looked at.
-        marked = "thread" in full or b"cache_control" in raw or b"\\u" in raw
-        uncached, written, read = self.cache.apply(full, ctx.input_tokens, marked=marked)
+        uncached, written, read = self.cache.apply(full, ctx.input_tokens, marked=ctx.marked)
         generated = generate(reply, ctx, ids=self.ids, input_tokens=uncached, cache_creation=written, cache_read=read)
         message = generated.message
         self.ledger.record(message["content"])

@@ -118,6 +118,9 @@ class RequestContext:
     options: ValidationOptions
     ledger: ThinkingLedger
     """Thinking the fake issued, for signature checks."""
+    marked: bool = True
+    """False when no ``cache_control`` can be in the request (its raw JSON has neither the key nor a
+    ``\\u`` escape, and no thread history came with it): no breakpoint to look for (speed)."""
     trusted: int = 0
     """Leading messages already validated by an earlier request of the run (:class:`PrefixMemo`):
     the message-local rules start after them. 0 (the default) validates every message."""

@@ -959,10 +959,13 @@ def _check_empty_content(ctx: RequestContext) -> Params | None:
 
 
 def _iter_text_blocks(ctx: RequestContext) -> Iterator[tuple[int, int, dict[str, Any]]]:
-    """``(message index, block index, block)`` for every top-level text block (string content included)."""
+    """``(message index, block index, block)`` for every top-level text block (string content included)
+    of the untrusted messages (the trusted ones passed rules 12-12c already, ``_context.PrefixMemo``)."""
     index = _index(ctx)
     if index.text_blocks is None:
-        index.text_blocks = [(i, j, b) for i, j, b in index.of_type("text") if isinstance(b.get("text"), str)]
+        start = index.start
+        index.text_blocks = [(i, j, b) for i, j, b in index.of_type("text")
+                             if i >= start and isinstance(b.get("text"), str)]
     return iter(index.text_blocks)
 
 
@@ -975,7 +978,7 @@ def _all_text(ctx: RequestContext) -> list[str]:
     index = _index(ctx)
     if index.all_text is None:
         start = index.start
-        texts = [block["text"] for i, _, block in _iter_text_blocks(ctx) if i >= start]
+        texts = [block["text"] for _, _, block in _iter_text_blocks(ctx)]
         for i, _, result in index.of_type("tool_result"):
             if i < start:
                 continue
@@ -1005,7 +1008,13 @@ def _cache_breakpoints(ctx: RequestContext) -> list[tuple[str, Any]]:
     messages; the order the rule-12e text states). Counted: tool definitions, ``system`` blocks and the
     top-level blocks of each message; not the blocks inside ``tool_result`` content, nor the top-level
     ``cache_control`` parameter (automatic caching): whether the API counts them is unknown."""
+    cached = ctx.__dict__.get("_rules_breakpoints")
+    if cached is not None:
+        return cached
     found: list[tuple[str, Any]] = []
+    ctx.__dict__["_rules_breakpoints"] = found
+    if not ctx.marked:
+        return found  # no "cache_control" anywhere in the request's bytes
     for i, tool in enumerate(_tools_as_sent(ctx)):
         if isinstance(tool, dict) and tool.get("cache_control") is not None:
             found.append((_path("tools", i), tool["cache_control"]))
