@@ -1223,6 +1223,8 @@ def _check_budget_minimum(ctx: RequestContext) -> Params | None:
 
 def _check_budget_below_max_tokens(ctx: RequestContext) -> Params | None:
     budget, max_tokens = _budget(ctx), ctx.body.get("max_tokens")
+    if any(value.strip().startswith("interleaved-thinking-") for value in ctx.headers.get("anthropic-beta", "").split(",")):
+        return None  # with interleaved thinking the budget is per assistant turn and may exceed max_tokens
     return {} if budget is not None and _is_int(max_tokens) and budget >= max_tokens else None
 
 
@@ -1337,7 +1339,9 @@ def _never(_: Any) -> Params | None:
 
 # --------------------------------------------------------------------------- beta header, structured outputs, tool schemas
 
-_BETA_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(\d{4})-(\d{2})-(\d{2})")
+_BETA_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*?-(\d{4})-?(\d{2})-?(\d{2})")
+"""``<name>-YYYY-MM-DD``, or ``<name>-YYYYMMDD`` as in ``claude-code-20250219`` (sent by Claude Code on
+every request and accepted by the API)."""
 
 
 @functools.cache
@@ -1802,8 +1806,10 @@ RULES: tuple[Rule, ...] = (
           f"{_REF} 25; reference 3.3 [OBS quoted in public code]", _check_budget_minimum,
           "thinking.budget_tokens below 1024."),
     _rule("25b", 400, "`max_tokens` must be greater than `thinking.budget_tokens`.",
-          f"{_REF} 25; reference 3.3 [OBS quoted in public code]", _check_budget_below_max_tokens,
-          "thinking.budget_tokens not below max_tokens.", endpoints=_CREATE),
+          f"{_REF} 25; reference 3.3 [OBS quoted in public code]; not with the interleaved-thinking beta, "
+          "where budget_tokens may exceed max_tokens (extended thinking docs, interleaved thinking; quoted in "
+          "https://github.com/spring-projects/spring-ai/issues/3513)", _check_budget_below_max_tokens,
+          "thinking.budget_tokens not below max_tokens (without the interleaved-thinking beta).", endpoints=_CREATE),
     _rule("27", 400, "messages.{index}.content.0: If an assistant message contains any thinking blocks, the first "
                      "block must be thinking or redacted_thinking. Found {found}.",
           f"{_REF} 27; https://github.com/anthropics/claude-code/issues/20705", _check_thinking_first,
