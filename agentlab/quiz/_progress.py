@@ -32,6 +32,7 @@ import getpass
 import json
 import os
 import sqlite3
+import time
 import threading
 import zlib
 from dataclasses import dataclass
@@ -215,6 +216,23 @@ class ProgressStore:
                                  f"is writable, or set {DATA_DIR_ENV})", self.path)
         return self._damaged(text)
 
+    def _journal_mode_wal(self, conn: sqlite3.Connection) -> str:
+        """Switch ``conn`` to WAL and return the journal mode SQLite reports. Two processes opening
+        a new file at once can get "database is locked" here at once, without SQLite calling its busy
+        handler (the switch needs an exclusive lock), so it is retried, with short growing pauses,
+        for up to the busy timeout; other errors are raised at once."""
+        deadline = time.monotonic() + self._busy_timeout
+        pause = 0.005
+        while True:
+            try:
+                return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                text = str(exc)
+                if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
     def _open(self) -> None:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -226,7 +244,7 @@ class ProgressStore:
             conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None,
                                    check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._journal_mode_wal(conn)
             conn.execute("PRAGMA synchronous = FULL")
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
