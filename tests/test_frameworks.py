@@ -400,6 +400,28 @@ def test_litellm_anthropic_messages_passthrough_over_http(server, litellm_loop) 
     assert_tool_loop(http_journal(server, "litellm-messages"), answer, stream=False)
 
 
+class CityWeather(pydantic.BaseModel):
+    city: str
+    temperature_f: int
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["completion", "stream"])
+def test_litellm_response_format_is_sent_as_the_beta_output_format(server, litellm_loop, stream) -> None:
+    """litellm 1.110 sends ``response_format=`` as the structured-outputs beta's top-level
+    ``output_format`` (not ``output_config.format``). The API still takes it (litellm issue 35808
+    shows it answering ``output_format.schema: ...``), so the fake must too (rules 4j/4k check it)."""
+    key = f"litellm-response-format-{stream}"
+    reply = litellm_loop.litellm.completion(model=litellm_loop.MODEL, api_base=server.base_url, api_key=key,
+                                            response_format=CityWeather, stream=stream,
+                                            messages=[{"role": "user", "content": "Weather in Austin?"}])
+    content = "".join(c.choices[0].delta.content or "" for c in reply) if stream else reply.choices[0].message.content
+    parsed = CityWeather.model_validate_json(content)
+    [step] = message_steps(http_journal(server, key))
+    assert step["status"] == 200 and "output_config" not in step["request"]
+    assert step["request"]["output_format"]["schema"]["additionalProperties"] is False
+    assert json.loads(step["response"]["content"][0]["text"]) == parsed.model_dump()
+
+
 def run_example(server, name: str, key: str) -> subprocess.CompletedProcess:
     """Run examples/frameworks/<name>.py as a user would: a fresh process, only the two variables
     set (any LITELLM_* setting removed: litellm's default settings)."""
