@@ -1,4 +1,5 @@
-"""Agent frameworks on the fake: pydantic-ai with its default settings (issue 10, item 6).
+"""Agent frameworks on the fake: pydantic-ai with its default settings (issue 10, item 6), and
+langchain-anthropic and litellm over ``agentlab serve`` (issue 11, item 3; second half of the file).
 
 The recipe of the README's "With pydantic-ai": ``AnthropicProvider(anthropic_client=
 agentlab.fake_async_client())`` under an ``AnthropicModel`` under an ``Agent`` that brings its own
@@ -10,9 +11,17 @@ model must answer it, call each of the agent's tools at least once and end quoti
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
+import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
+from pathlib import Path
 
 import jsonschema
 import pydantic
@@ -251,15 +260,6 @@ def test_strict_tools_from_pydantic_ai_and_beta_tool_keep_to_the_strict_schema_l
 # The recipes in examples/frameworks/ run against a served fake (the generic model, the default
 # scenario); what they sent is read back over HTTP from /agentlab/journal, as any client could.
 # Each test uses its own API key, so each gets its own FakeAPI (ids, journal, runaway budget).
-
-import importlib.util
-import os
-import re
-import shlex
-import shutil
-import urllib.parse
-import urllib.request
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "frameworks"
