@@ -323,3 +323,22 @@ def test_the_asgi_app_also_runs_in_process_with_httpx2s_asgi_transport():
             return await client.messages.create(**weather_request())
 
     assert asyncio.run(main()).stop_reason == "tool_use"
+
+
+def test_raw_http_oddities_get_the_apis_shape_of_answer(server):
+    def exchange(data: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+            conn.sendall(data)
+            return finishes(lambda: conn.recv(65536), 15)
+
+    # a key that is not ASCII: the fake's own 400, never a crash of the server
+    answer = exchange(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: \xff\xfe\r\n"
+                      b"anthropic-version: 2023-06-01\r\ncontent-length: 2\r\n\r\n{}")
+    assert answer.startswith(b"HTTP/1.1 400") and b'"invalid_request_error"' in answer
+    # a chunked body is read whole
+    answer = exchange(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: weather\r\nanthropic-version: 2023-06-01\r\n"
+                      b"content-type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 400") and b"max_tokens: Field required" in answer
+    # agentlab's own routes send a content-length too (no chunked framing for simple clients)
+    answer = exchange(b"GET /agentlab/sessions HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert b"content-length:" in answer.lower() and b"transfer-encoding" not in answer.lower()

@@ -29,8 +29,9 @@ from urllib.parse import parse_qs, unquote
 
 import httpx2
 
+from .._i18n import language
 from ..errors import RunawayLoop
-from ..fake._api import FakeAPI
+from ..fake._api import INTERNAL_ERROR, FakeAPI
 from ..fake._catalogue import SCENARIOS, get_scenario
 from ..fake._journal import Exchange, Journal
 from ..fake._rules import MAX_REQUEST_BYTES
@@ -215,7 +216,13 @@ class FakeApp:
         if scope["type"] != "http":
             raise RuntimeError(f"agentlab serve speaks HTTP only, not {scope['type']}")
         body, too_large = await _read_body(receive)
-        status, headers, content = await asyncio.to_thread(self._answer, scope, body, too_large)
+        try:
+            status, headers, content = await asyncio.to_thread(self._answer, scope, body, too_large)
+        except Exception as exc:  # noqa: BLE001 - a bug in agentlab must still get the API's shape of answer
+            status, headers, content = _json(500, _error_body("api_error", INTERNAL_ERROR[language()].format(
+                kind=type(exc).__name__)))
+        if not any(k.lower() == "content-length" for k, _ in headers):
+            headers = [*headers, ("content-length", str(len(content)))]
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
         await send({"type": "http.response.body", "body": content})
@@ -224,7 +231,8 @@ class FakeApp:
         """One request, synchronously (in a worker thread): ``(status, headers, body)``."""
         path: str = scope.get("path") or "/"
         method: str = scope.get("method") or "GET"
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers") or []]
+        raw_headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
         query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
         key = _api_key(headers, query)
         if path.startswith("/agentlab/"):
@@ -239,7 +247,7 @@ class FakeApp:
             return _not_found(f"agentlab: no scenario named {scenario!r} (GET /agentlab/sessions, or `agentlab scenarios`)")
         raw_query = scope.get("query_string") or b""
         url = httpx2.URL(path=path, query=raw_query) if raw_query else httpx2.URL(path=path)
-        request = httpx2.Request(method, url.copy_with(scheme="http", host="agentlab"), headers=headers,
+        request = httpx2.Request(method, url.copy_with(scheme="http", host="agentlab"), headers=raw_headers,
                                  content=body + (b"\0" if too_large else b""))
         try:
             response = session.api.handle(request)
@@ -370,8 +378,6 @@ _RUNAWAY_OVER_HTTP = {
 
 def _runaway(exc: RunawayLoop) -> httpx2.Response:
     """The 400 a RunawayLoop becomes over HTTP (the fake's own answer: the real API has none)."""
-    from .._i18n import language
-
     body = _error_body("invalid_request_error", f"agentlab RunawayLoop: {exc}{_RUNAWAY_OVER_HTTP[language()]}",
                        {"error_code": "runaway_loop", "scope": exc.scope, "requests": exc.requests, "limit": exc.limit})
     return httpx2.Response(400, content=json.dumps(body, ensure_ascii=False).encode("utf-8"),
