@@ -359,6 +359,40 @@ def test_langchain_create_agent_over_http(server, langchain_loop) -> None:
     assert_tool_loop(http_journal(server, "langchain-agent"), answer, stream=False)
 
 
+def assert_thinking_went_back(journal: dict) -> None:
+    """Thinking was on, every assistant turn began with a signed thinking block, and each later
+    request sent those turns back unchanged (else the fake answers the API's 400, rules 26/29)."""
+    steps = message_steps(journal)
+    assert all(e["request"]["thinking"]["type"] in ("adaptive", "enabled") for e in steps)
+    assert all(e["response"]["content"][0]["type"] == "thinking" for e in steps)
+    for k, step in enumerate(steps[1:], start=1):
+        sent_back = [m for m in step["request"]["messages"] if m["role"] == "assistant"]
+        assert len(sent_back) == k
+        for earlier, message in zip(steps, sent_back):
+            first = earlier["response"]["content"][0]
+            assert message["content"][0]["type"] == "thinking"
+            assert message["content"][0]["signature"] == first["signature"]
+
+
+def test_langchain_tool_loop_with_thinking_sends_the_thinking_blocks_back(server, langchain_loop) -> None:
+    llm = langchain_loop.chat_model(base_url=server.base_url, api_key="langchain-thinking",
+                                    thinking={"type": "adaptive"})
+    answer, stop_reasons = langchain_loop.tool_loop(llm)
+    journal = http_journal(server, "langchain-thinking")
+    assert_tool_loop(journal, answer, stream=False)
+    assert_thinking_went_back(journal)
+
+
+def test_litellm_tool_loop_with_thinking_sends_the_thinking_blocks_back(server, litellm_loop) -> None:
+    """``reasoning_effort=`` turns thinking on; litellm keeps the blocks as ``thinking_blocks`` on
+    the assistant message and sends them back with their signatures."""
+    answer, reasons = litellm_loop.tool_loop(base_url=server.base_url, api_key="litellm-thinking",
+                                             reasoning_effort="low")
+    journal = http_journal(server, "litellm-thinking")
+    assert_tool_loop(journal, answer, stream=False)
+    assert_thinking_went_back(journal)
+
+
 def test_langchain_failing_tool_goes_back_as_an_error_result(server, langchain_loop, monkeypatch) -> None:
     """A tool that raises becomes ``ToolMessage(status="error")``, which langchain-anthropic sends
     as ``is_error: true``; the generic model retries once, then answers saying it failed."""

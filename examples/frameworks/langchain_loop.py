@@ -54,16 +54,17 @@ TOOLS = [get_weather, get_forecast]
 BY_NAME = {t.name: t for t in TOOLS}
 
 
-def chat_model(base_url: str | None = None, api_key: str | None = None) -> ChatAnthropic:
+def chat_model(base_url: str | None = None, api_key: str | None = None, **settings) -> ChatAnthropic:
     """langchain-anthropic's chat model on ``base_url`` (default ``$ANTHROPIC_BASE_URL``) with
-    ``api_key`` (default ``$ANTHROPIC_API_KEY``); nothing else set.
+    ``api_key`` (default ``$ANTHROPIC_API_KEY``); nothing else set unless ``settings`` (more
+    ``ChatAnthropic`` fields, e.g. ``thinking={"type": "adaptive"}``) says so.
 
     Raises:
         KeyError: when an argument is None and its environment variable is not set.
     """
     return ChatAnthropic(model=MODEL,
                          anthropic_api_url=base_url or os.environ["ANTHROPIC_BASE_URL"],
-                         api_key=api_key or os.environ["ANTHROPIC_API_KEY"])
+                         api_key=api_key or os.environ["ANTHROPIC_API_KEY"], **settings)
 
 
 def run_tool_call(call: dict) -> ToolMessage:

@@ -86,7 +86,7 @@ def _completion(messages: list, stream: bool, settings: dict):
 
 
 def tool_loop(prompt: str = PROMPT, *, stream: bool = False, base_url: str | None = None,
-              api_key: str | None = None) -> tuple[str, list[str]]:
+              api_key: str | None = None, **options) -> tuple[str, list[str]]:
     """The agentic loop on ``litellm.completion`` (OpenAI format): run every ``tool_calls`` entry,
     append the assistant message and one ``role: "tool"`` message per call, repeat until
     ``finish_reason`` is ``"stop"``.
@@ -95,6 +95,7 @@ def tool_loop(prompt: str = PROMPT, *, stream: bool = False, base_url: str | Non
         prompt: the user's task.
         stream: stream each turn (``stream=True``, SSE underneath) and add the chunks up.
         base_url, api_key: default ``$ANTHROPIC_BASE_URL`` and ``$ANTHROPIC_API_KEY``.
+        **options: more ``litellm.completion`` arguments (e.g. ``reasoning_effort="low"``: thinking on).
 
     Returns:
         ``(answer text, litellm's finish reason of every model call)``.
@@ -104,7 +105,7 @@ def tool_loop(prompt: str = PROMPT, *, stream: bool = False, base_url: str | Non
             context window; ``"content_filter"``: a refusal), or after :data:`MAX_STEPS` calls.
         KeyError: an argument is None and its environment variable is not set.
     """
-    settings = _settings(base_url, api_key)
+    settings = {**_settings(base_url, api_key), **options}
     messages: list = [{"role": "user", "content": prompt}]
     reasons: list[str] = []
     for _ in range(MAX_STEPS):
