@@ -1,6 +1,7 @@
 /**
  * The reference loop in TypeScript, the twin of agentlab.loops.specimens.correct_loop: every
- * faulty twin in this folder is this loop with ONE change, marked `// FAULT (<tag>)`. Passes every case.
+ * faulty twin in this folder is this loop with ONE change, marked by a FAULT comment naming its tag.
+ * Passes every case.
  *
  * Model claude-sonnet-5, max_tokens 1024; branch on stop_reason only; push response.content
  * verbatim; one user message with one tool_result per tool_use (a tool that rejects comes back
