@@ -13,6 +13,8 @@
   and lists what it wrote; exits 2 when DIR is not empty (without ``--force``) or a notebook's
   solution markers are broken. ``agentlab course timings [--json]`` prints the suggested workshop
   timings (``agentlab.course``).
+- ``agentlab serve [--port P] [--scenario NAME]`` serves the fake over HTTP until Ctrl-C, and
+  ``agentlab journal [KEY] [--url URL]`` prints a session's journal from it (``agentlab.serve._cli``).
 """
 
 from __future__ import annotations
@@ -154,6 +156,9 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     timings = course_sub.add_parser("timings", help=t["timings_help"], description=t["timings_help"])
     timings.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     timings.add_argument("--json", action="store_true", help=t["json_help"])
+    from .serve._cli import add_commands
+
+    add_commands(sub, lang, sorted(TEXT))
     return parser
 
 
@@ -353,6 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _quiz(args, parser)
     if args.command == "course":
         return _course(args)
+    if args.command in ("serve", "journal"):
+        from .serve._cli import run_journal, run_serve
+
+        return run_serve(args) if args.command == "serve" else run_journal(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
