@@ -154,6 +154,14 @@ def test_grading_every_twin_is_quick():
     assert _TIMES["typescript"] < 40, f"grading the TypeScript loops took {_TIMES['typescript']:.1f} s"
 
 
+def test_every_typescript_loop_type_checks():
+    """tsx only strips types: tsc (strict, tsconfig.json) checks the loops and the guide's loop
+    against the pinned SDK's own types."""
+    done = subprocess.run(["npx", "--no-install", "tsc", "-p", "tsconfig.json"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 # ------------------------------------------------------------------------------------ the seed's loop, verbatim
 
 
