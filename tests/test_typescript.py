@@ -221,9 +221,22 @@ export async function agentLoop(client: any, prompt: string, tools: any[], runTo
     assert {c.name: c.diagnoses for c in report.cases} == {"end_turn": ["timeout"], "text_and_tool_use": ["timeout"],
                                                           "failing_tool": []}
     child = int(pidfile.read_text())
-    time.sleep(0.2)
-    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2], \
-        "the loop's child process outlived the grader"
+    assert _gone(child), "the loop's child process outlived the grader"
+
+
+def _gone(pid: int, wait: float = 5.0) -> bool:
+    """Whether process ``pid`` has ended (a zombie counts as ended) within ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_what_a_loop_returns_or_throws_is_reported_as_in_python(tmp_path):
