@@ -206,6 +206,11 @@ REJECTED = [
     reject("4j", body(output_config={"format": {"schema": {"type": "object"}}}), "output_config.format.type: Field required"),
     reject("4j", body(output_config={"format": "json"}), "output_config.format: Input should be a valid dictionary"),
     # 4k: structured-output limits ([OBS] texts; path output_config.format.schema)
+    # the structured-outputs beta's top-level output_format (litellm sends it): the observed text's path
+    reject("4k", body(output_format={"type": "json_schema", "schema": {"type": "object", "additionalProperties": True}}),
+           "output_format.schema: For 'object' type, 'additionalProperties: true' is not supported. Please set "
+           "'additionalProperties' to false"),
+    reject("4j", body(output_format={"type": "json_schema"}), "output_format.schema: Field required"),
     reject("4k", body(output_config=json_format({"type": "object", "properties": {"a": {"type": "string"}}})),
            "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"),
     reject("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "$defs": {
@@ -647,6 +652,8 @@ ACCEPTED = [
            headers={"anthropic-beta": "interleaved-thinking-2025-05-14"}),
     accept("4j", body(output_config=json_format({"type": "object", "additionalProperties": False})), "json-schema"),
     accept("4j", body(output_config={"format": None, "effort": "high"}), "null-format"),
+    accept("4e", body(output_format=json_format({"type": "object", "additionalProperties": False})["format"]),
+           "beta-output-format", headers={"anthropic-beta": "structured-outputs-2025-11-13"}),
     accept("4j", body(output_config=json_format({"type": "string"})), "non-object-schema-root"),
     accept("4k", body(output_config=json_format({"type": "object", "additionalProperties": False, "properties": {
         "n": {"type": "integer", "description": "{minimum: 1}"}, "tags": {"type": "array", "minItems": 1,

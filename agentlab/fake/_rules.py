@@ -171,7 +171,8 @@ Decisions where the reference is silent or ambiguous:
   descriptions (numeric bounds: one keyword "property 'minimum'", several "properties maximum,
   minimum", sorted, as observed). ``messages.parse(output_format=Model)`` sends the SDK's transformed
   schema and never breaks them. The ``additionalProperties: true`` text was observed on the old
-  ``output_format`` path; string limits (``minLength``, ``pattern``...) and the API's other
+  ``output_format`` path (``output_format.schema: ...``), which 4j and 4k check as they check
+  ``output_config.format`` (litellm sends it); string limits (``minLength``, ``pattern``...) and the API's other
   structured-output limits have no public text found: not modelled. Whether the API also checks an
   output schema against draft 2020-12 is unknown: not modelled.
 - Rule 21e applies 4k's walk to the ``input_schema`` of custom tools sent with ``strict: true``
@@ -1383,14 +1384,26 @@ def _check_beta_header(ctx: RequestContext) -> Params | None:
     return {"values": "`, `".join(unknown)} if unknown else None
 
 
-def _check_output_format_shape(ctx: RequestContext) -> Params | None:
-    """Malformed ``output_config.format`` (rule 4j; SDK ``JSONOutputFormatParam``: ``type``
-    Literal["json_schema"] and ``schema`` Dict[str, object], both required). The old beta's
-    top-level ``output_format`` is not in the installed SDK's request types: rule 4e rejects it."""
-    config = ctx.body.get("output_config")
+def _output_formats(body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """``(path, format)`` of each structured-output format the request sets: ``output_config.format``
+    (SDK ``OutputConfigParam``), then the structured-outputs beta's top-level ``output_format``,
+    which the API still takes (deprecated; litellm 1.110 sends it for ``response_format=``: the
+    real API answered it with ``output_format.schema: ...`` texts, [OBS]
+    https://github.com/BerriAI/litellm/issues/35808; "still accepted during a transition window"
+    [3P]). Whether it needs its ``anthropic-beta`` header, and what both together do, is unknown:
+    the fake takes it either way and answers ``output_config.format`` first (``_model.output_schema``)."""
+    config = body.get("output_config")
     fmt = config.get("format") if isinstance(config, dict) else None
     if fmt is not None:
-        where = "output_config.format"
+        yield "output_config.format", fmt
+    if body.get("output_format") is not None:
+        yield "output_format", body["output_format"]
+
+
+def _check_output_format_shape(ctx: RequestContext) -> Params | None:
+    """Malformed ``output_config.format`` or ``output_format`` (rule 4j; SDK ``JSONOutputFormatParam``:
+    ``type`` Literal["json_schema"] and ``schema`` Dict[str, object], both required)."""
+    for where, fmt in _output_formats(ctx.body):
         if not isinstance(fmt, dict):
             return _problem(where, "Input should be a valid dictionary")
         if "type" not in fmt:
@@ -1454,10 +1467,11 @@ def _output_schema_problem(root: dict[str, Any]) -> Params | None:
 
 
 def _check_output_schema_limits(ctx: RequestContext) -> Params | None:
-    config = ctx.body.get("output_config")
-    fmt = config.get("format") if isinstance(config, dict) else None
-    schema = fmt.get("schema") if isinstance(fmt, dict) else None
-    return _output_schema_problem(schema) if isinstance(schema, dict) else None
+    for where, fmt in _output_formats(ctx.body):
+        schema = fmt.get("schema") if isinstance(fmt, dict) else None
+        if isinstance(schema, dict) and (found := _output_schema_problem(schema)):
+            return {"where": where, **found}
+    return None
 
 
 def _custom_schemas(ctx: RequestContext) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -1595,16 +1609,17 @@ RULES: tuple[Rule, ...] = (
           "SDK types/json_output_format_param.py (type Literal['json_schema'], schema Dict[str, object], both "
           "required); pydantic's texts, paths as the API spells output_config.format.schema "
           "[OBS https://github.com/veryfront/veryfront-code/issues/3918]", _check_output_format_shape,
-          "output_config.format is not an object, its type is not 'json_schema', or its schema is missing or not "
-          "an object.", exact=False),
-    _rule("4k", 400, "output_config.format.schema: {problem}",
+          "output_config.format (or the beta's top-level output_format) is not an object, its type is not "
+          "'json_schema', or its schema is missing or not an object.", exact=False),
+    _rule("4k", 400, "{where}.schema: {problem}",
           "[OBS] https://github.com/veryfront/veryfront-code/issues/3918 (additionalProperties absent), "
           "https://github.com/BerriAI/litellm/issues/35808 (additionalProperties true; seen on the old "
           "output_format path), https://github.com/agentjido/req_llm/issues/302 (one numeric keyword), "
           "https://github.com/BerriAI/litellm/issues/21016 and https://github.com/NVIDIA/SkillSpector/issues/66 "
           "(several), https://github.com/ghostlobster/memorize-everything/issues/93 (minItems); which keywords: "
           "the SDK's transform_schema (lib/_parse/_transform.py)", _check_output_schema_limits,
-          "output_config.format.schema breaks a structured-output limit: an object without additionalProperties "
+          "output_config.format.schema (or the beta's output_format.schema) breaks a structured-output limit: "
+          "an object without additionalProperties "
           "false, a numeric bound on an integer/number, minItems other than 0 or 1.", exact=False),
     _rule("4e", 400, "{path}: Extra inputs are not permitted", _EXTRA_SOURCE, _check_extra_top_level,
           "A field the API does not accept, at the top level or inside a parameter other than tools/messages.",

@@ -34,8 +34,10 @@ Approximations (the fake's choices, where the real behaviour is not known or not
   ``count_tokens`` accepts what ``create`` does (and the reverse).
 - ``temperature``, ``top_p`` and ``top_k`` are accepted at the top level although the installed
   SDK no longer declares them: the API still takes them on models that allow sampling (issue 10;
-  the per-model sampling rules judge their values). ``betas`` is not a body field (the SDK sends
-  it as the ``anthropic-beta`` header) and is rejected.
+  the per-model sampling rules judge their values). So is the structured-outputs beta's
+  top-level ``output_format`` (deprecated for ``output_config.format``, still taken by the API and
+  sent by litellm; rules 4j/4k check it, ``_rules._output_formats``). ``betas`` is not a body
+  field (the SDK sends it as the ``anthropic-beta`` header) and is rejected.
 - Only the first extra field is reported (pydantic lists every error, joined by ``", "``).
 - Objects whose SDK type is a free-form ``Dict[str, object]`` (a tool's ``input_schema``, a
   ``tool_use`` block's ``input``) accept anything.
@@ -57,7 +59,7 @@ ALWAYS_TAGGED = frozenset({"cache_control"})
 """Field names whose object the API tags by ``type`` even where the SDK declares one type
 (``system.1.cache_control.ephemeral.scope`` [OBS])."""
 
-TOP_LEVEL_BEYOND_SDK = frozenset({"temperature", "top_p", "top_k"})
+TOP_LEVEL_BEYOND_SDK = frozenset({"temperature", "top_p", "top_k", "output_format"})
 """Top-level parameters the API accepts that the installed SDK does not declare (module docstring)."""
 
 NOT_BODY_FIELDS = frozenset({"betas"})
