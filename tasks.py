@@ -11,8 +11,11 @@
 "Set up" means: create `.venv` with `python -m venv` if it is missing, upgrade pip in it,
 then `pip install -e ".[agent-sdk,course,dev]"`. The install is skipped when neither pyproject.toml,
 the venv's Python nor the checkout's location changed since the last one (a stamp file
-inside `.venv` records them). Arguments after the command are passed through: to
-`jupyter lab` for `lab`, to pytest for `test`.
+inside `.venv` records them). Then, when Node.js and npm are on PATH, `npm ci` installs the
+TypeScript side (package-lock.json: @anthropic-ai/sdk and tsx, to run and grade TypeScript
+loops); it is skipped when package-lock.json and the Node.js version did not change (a stamp
+inside `node_modules`), and skipped with a message when Node.js is absent. Arguments after
+the command are passed through: to `jupyter lab` for `lab`, to pytest for `test`.
 
 This file uses the standard library only, on purpose: it is what runs before anything
 is installed. It works on Linux, macOS and Windows (on Windows: `py tasks.py lab`).
@@ -31,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".agentlab-install-stamp"
+NODE_MODULES = ROOT / "node_modules"
+NPM_STAMP = NODE_MODULES / ".agentlab-npm-stamp"
 EXTRAS = "agent-sdk,course,dev"
 MIN_PYTHON = (3, 10)
 TEST_PATHS = ("tests", "notebooks")
@@ -83,7 +88,47 @@ def install_fingerprint(python: Path) -> str:
     return digest.hexdigest()
 
 
+def node_fingerprint(node: str) -> str:
+    """What node_modules depends on: the lock file, package.json and the Node.js version."""
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json"):
+        digest.update((ROOT / name).read_bytes() + b"\0")
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        version = "unknown"
+    digest.update(f"node={version}".encode())
+    return digest.hexdigest()
+
+
+def setup_node() -> None:
+    """`npm ci` the TypeScript side when Node.js and npm exist and the lock file changed."""
+    if not (ROOT / "package-lock.json").exists():
+        return
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        say(
+            "Node.js/npm not found: skipping `npm ci` (only the TypeScript loops need it). To run and "
+            "grade TypeScript loops, install Node.js 20 or newer, then run `python3 tasks.py setup` again."
+        )
+        return
+    fingerprint = node_fingerprint(node)
+    if NPM_STAMP.exists() and NPM_STAMP.read_text(encoding="utf-8").strip() == fingerprint:
+        say("node_modules is up to date with package-lock.json; skipping npm ci")
+        return
+    run([npm, "ci", "--no-audit", "--no-fund"])
+    NPM_STAMP.write_text(fingerprint + "\n", encoding="utf-8")
+
+
 def setup() -> Path:
+    """Create the venv and install agentlab into it, then the npm packages when Node.js is there;
+    return the venv's python."""
+    python = setup_python()
+    setup_node()
+    return python
+
+
+def setup_python() -> Path:
     """Create the venv and install agentlab into it; return the venv's python."""
     if sys.version_info < MIN_PYTHON:
         say(
@@ -192,7 +237,7 @@ def cmd_clean(args: list[str]) -> int:
             say(f"removing {path.relative_to(ROOT)}")
             shutil.rmtree(path, ignore_errors=True)
 
-    for name in (".venv", "build", "dist", ".pytest_cache", ".hypothesis"):
+    for name in (".venv", "node_modules", "build", "dist", ".pytest_cache", ".hypothesis"):
         remove(ROOT / name)
     for path in [*ROOT.glob("*.egg-info"), *ROOT.rglob("__pycache__"), *ROOT.rglob(".ipynb_checkpoints")]:
         remove(path)

@@ -36,8 +36,10 @@ TEXT = {
         "agent_sdk_help": "list the Agent SDK scenarios instead (for agentlab.agent_sdk.fake_transport)",
         "agent_sdk_header": "Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):",
         "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
-                       "consumer, async def consume(messages) -> str"),
-        "target_help": "a Python file, optionally with :FUNCTION (default agent_loop, else consume)",
+                       "consumer, async def consume(messages) -> str, or a TypeScript loop, export async function "
+                       "agentLoop(client, prompt, tools, runTool): Promise<string>"),
+        "target_help": ("a Python file, optionally with :FUNCTION (default agent_loop, else consume), or a .ts, .mts, "
+                        ".js or .mjs file, optionally with :EXPORT (default agentLoop; needs Node.js and npm ci)"),
         "only_help": "comma-separated case names to run (default: all)",
         "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
         "no_file": "no such file: {path}",
@@ -76,9 +78,12 @@ TEXT = {
         "header": "Escenarios incluidos (úsalos con agentlab.fake_client(NOMBRE)):",
         "agent_sdk_help": "lista en su lugar los escenarios del Agent SDK (para agentlab.agent_sdk.fake_transport)",
         "agent_sdk_header": "Escenarios del Agent SDK (úsalos con agentlab.agent_sdk.fake_transport(NOMBRE)):",
-        "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, o un "
-                       "consumidor del Agent SDK, async def consume(messages) -> str"),
-        "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no consume)",
+        "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, un "
+                       "consumidor del Agent SDK, async def consume(messages) -> str, o un bucle en TypeScript, "
+                       "export async function agentLoop(client, prompt, tools, runTool): Promise<string>"),
+        "target_help": ("un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no consume), o un "
+                        "archivo .ts, .mts, .js o .mjs, opcionalmente con :EXPORT (por defecto agentLoop; necesita "
+                        "Node.js y npm ci)"),
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
         "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
         "no_file": "no existe el archivo: {path}",
@@ -211,13 +216,21 @@ def load_loop(target: str, lang: str = "en"):
 def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None) -> int:
     import contextlib
 
-    from .grader import grade
+    from .grader import TypeScriptError, grade, grade_typescript, is_typescript_target
 
-    loop = load_loop(target, lang)
-    # What the loop prints goes to stderr, so --json output stays valid JSON.
-    with contextlib.redirect_stdout(sys.stderr):
-        report = grade(loop, only=[n.strip() for n in only.split(",") if n.strip()] if only else None, lang=lang,
-                       time_limit=time_limit)
+    cases = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    if is_typescript_target(target):
+        try:
+            with contextlib.redirect_stdout(sys.stderr):  # the loop's console.log, as below
+                report = grade_typescript(target, cases, lang=lang, time_limit=time_limit)
+        except TypeScriptError as exc:  # no Node.js or npm packages, a file that does not load
+            print(exc.message(lang), file=sys.stderr)
+            return 2
+    else:
+        loop = load_loop(target, lang)
+        # What the loop prints goes to stderr, so --json output stays valid JSON.
+        with contextlib.redirect_stdout(sys.stderr):
+            report = grade(loop, only=cases, lang=lang, time_limit=time_limit)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

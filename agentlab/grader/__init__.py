@@ -12,6 +12,12 @@ The loop has the seeds' shape with the client and tools passed in:
 ``agent_loop(client, prompt: str, tools: list[dict], run_tool) -> str`` (``async def`` works
 too: it gets an ``AsyncAnthropic``).
 
+A TypeScript or JavaScript loop is graded from its file, over HTTP on the same cases and
+detectors (``agentlab.grader._typescript``; needs Node.js and ``npm ci``)::
+
+    report = agentlab.grade("loop.ts")                   # export async function agentLoop(...)
+    report = agentlab.grade("loop.ts:myLoop", only=["pause_turn"])
+
 An ``async def`` of ONE parameter is graded as a consumer of the Claude Agent SDK's stream
 instead, on :data:`SDK_CASES` (``agentlab.grader._sdk``; needs claude-agent-sdk)::
 
@@ -29,6 +35,7 @@ propagate is enough), reads the stream to its end, and survives ``total_cost_usd
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Iterable
 
 import anthropic
@@ -38,10 +45,12 @@ from ._cases import CASE_NAMES, CASES, Case, get_case
 from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
+from ._typescript import TypeScriptError, grade_typescript, grade_typescript_many, is_typescript_target
 from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer, takes_one_argument
 
 __all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
-           "grade", "grade_sdk", "get_case", "get_sdk_case", "is_sdk_consumer", "judge"]
+           "TypeScriptError", "grade", "grade_sdk", "grade_typescript", "grade_typescript_many", "get_case", "get_sdk_case",
+           "is_sdk_consumer", "judge"]
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
@@ -120,16 +129,19 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
     return verdict(run, [], note, lang)
 
 
-def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: str | None = None,
+def grade(loop: Callable[..., Any] | str | os.PathLike[str], only: Iterable[str] | None = None, *, lang: str | None = None,
           time_limit: float | None = None) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
 
     An Agent SDK consumer (``async def consume(messages) -> str``, one parameter; see
-    :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`).
+    :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`). The path of a
+    TypeScript/JavaScript file (``"loop.ts"``, ``"loop.ts:myLoop"``) is graded by
+    :func:`grade_typescript`.
 
     Args:
-        loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), or an
-            Agent SDK consumer ``async def consume(messages) -> str``.
+        loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), an
+            Agent SDK consumer ``async def consume(messages) -> str``, or ``"FILE.ts[:EXPORT]"``
+            (``.ts``, ``.mts``, ``.js``, ``.mjs``; export ``agentLoop`` by default).
         only: case names to run (default: all, in order; see ``CASE_NAMES``, or
             ``SDK_CASE_NAMES`` for a consumer).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
@@ -144,7 +156,14 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
         ImportError: for an Agent SDK consumer when claude-agent-sdk is not installed.
+        TypeScriptError: for a TypeScript file that cannot be graded (Node.js or ``npm ci``
+            missing, the file does not compile or lacks the export; the message says which).
     """
+    if isinstance(loop, (str, os.PathLike)):
+        if not is_typescript_target(loop):
+            raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), or the path of "
+                            f"a TypeScript/JavaScript loop (.ts, .mts, .js, .mjs), not {os.fspath(loop)!r}")
+        return grade_typescript(loop, only, lang=lang, time_limit=time_limit)
     if is_sdk_consumer(loop):
         return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
     if takes_one_argument(loop):

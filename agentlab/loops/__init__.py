@@ -8,7 +8,9 @@
 
 ``SPECIMENS`` loads on first use from ``agentlab.loops.specimens``. The Agent SDK counterparts
 (``async def consume(messages) -> str`` done right, and one per agent-sdk anti-pattern) are in
-``agentlab.loops.sdk_specimens``.
+``agentlab.loops.sdk_specimens``. The folder ``typescript/`` (package data) holds the same loops in
+TypeScript for ``agentlab grade FILE.ts``: ``correct_loop.ts``, the exam guide's loop adapted
+(``seed_loop.ts:agente``) and one twin per specimen, named after its tag.
 """
 
 from __future__ import annotations

@@ -1,0 +1,46 @@
+/**
+ * Fault: tool_choice {"type": "any"} forces a tool call on every turn, so the model can never finish.
+ * Fallo: tool_choice {"type": "any"} obliga a pedir una herramienta en cada turno: el modelo nunca puede terminar.
+ *
+ * The twin of agentlab.loops.specimens.specimen_forced_tool_choice: correct_loop.ts with one change,
+ * marked `// FAULT (forced-tool-choice)`. `agentlab grade forced-tool-choice.ts` names it.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { MAX_STEPS, MAX_TOKENS, MAX_TOOL_ERRORS, MODEL, RETRY_MAX_TOKENS, allErrors, runTools, textOf } from "./common.ts";
+import type { RunTool } from "./common.ts";
+
+export async function agentLoop(client: Anthropic, prompt: string, tools: Anthropic.Tool[], runTool: RunTool): Promise<string> {
+  const messages: Anthropic.MessageParam[] = [{ role: "user", content: prompt }];
+  let maxTokens = MAX_TOKENS;
+  let errors = 0;
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const response = await client.messages.create({ model: MODEL, max_tokens: maxTokens, tools, messages,
+      tool_choice: { type: "any" } }); // FAULT (forced-tool-choice): always a tool
+    if (response.stop_reason === "max_tokens") {
+      if (response.content.at(-1)?.type === "tool_use" && maxTokens === MAX_TOKENS) {
+        maxTokens = RETRY_MAX_TOKENS;
+        continue;
+      }
+      throw new Error(`Answer cut by max_tokens=${maxTokens}: raise it or split the task`);
+    }
+    messages.push({ role: "assistant", content: response.content });
+    if (response.stop_reason === "end_turn" || response.stop_reason === "stop_sequence") {
+      return textOf(response);
+    }
+    if (response.stop_reason === "tool_use") {
+      const results = await runTools(response, runTool);
+      messages.push({ role: "user", content: results });
+      errors = allErrors(results) ? errors + 1 : 0;
+      if (errors >= MAX_TOOL_ERRORS) {
+        throw new Error(`The tools failed ${errors} turns in a row: ${results.at(-1)?.content}`);
+      }
+    } else if (response.stop_reason === "pause_turn") {
+      continue;
+    } else if (response.stop_reason === "refusal") {
+      return "The model declined this request.";
+    } else {
+      throw new Error(`Unhandled stop_reason: ${response.stop_reason}`);
+    }
+  }
+  throw new Error(`No end_turn after ${MAX_STEPS} requests`);
+}
