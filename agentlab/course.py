@@ -106,7 +106,7 @@ class Lesson:
     """One notebook of the course."""
 
     number: str
-    """``"00"`` to ``"14"``."""
+    """``"00"`` to ``"15"``."""
     stem: str
     """The notebook's file name without ``.ipynb``."""
     title: dict[str, str]
@@ -162,6 +162,8 @@ LESSONS: tuple[Lesson, ...] = (
            _INTRO_12 + sum(e.minutes for e in EXERCISES)),
     Lesson("13", "13_practice_exam", {"en": "Practice exam", "es": "Examen de práctica"}, 30),
     Lesson("14", "14_agent_sdk_loop", {"en": "The Agent SDK loop", "es": "El bucle del Agent SDK"}, 30),
+    Lesson("15", "15_typescript_over_http", {"en": "The loop in TypeScript, over HTTP",
+                                             "es": "El bucle en TypeScript, por HTTP"}, 20),
 )
 """The course, in order, with suggested workshop minutes per lesson (issue 5's plan)."""
 

@@ -39,6 +39,7 @@ PLAN = (
     "12_build_your_own_loop",
     "13_practice_exam",
     "14_agent_sdk_loop",
+    "15_typescript_over_http",
 )
 """Issue 5's plan, in order."""
 
