@@ -15,7 +15,7 @@ import pytest
 from anthropic.types import StopReason
 
 import agentlab
-from agentlab.fake._catalogue import GATEWAY_STOP_SEQUENCES, get_scenario, tagged_weather
+from agentlab.fake._catalogue import GATEWAY_STOP_SEQUENCES, tagged_weather
 from agentlab.grader import CASE_NAMES, CASES, grade, judge
 from agentlab.grader._detect import COMPLETION_CLAIM, UNFINISHED, says_unfinished
 from agentlab.grader._harness import run_case
@@ -192,20 +192,6 @@ def test_text_in_a_separate_user_message_after_the_results_is_text_after_tool_re
     report = grade(make_loop(nudge="Please continue."), only=["end_turn", "parallel_tools"])
     assert _diagnoses(report) == {"end_turn": "text-after-tool-result", "parallel_tools": "text-after-tool-result"}
     assert "messages.2-3 (one turn once the API merges them)" in report["end_turn"].explanation
-    assert "empty end_turn" in report["end_turn"].explanation
-
-
-def test_the_fake_model_reads_the_merged_turn():
-    scenario = get_scenario("weather")
-    client = agentlab.fake_client(scenario)
-    messages = [{"role": "user", "content": scenario.prompt}]
-    first = client.messages.create(model=MODEL, max_tokens=1024, tools=list(scenario.tools), messages=messages)
-    call = next(b for b in first.content if b.type == "tool_use")
-    messages += [{"role": "assistant", "content": first.content},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "95F, sunny"}]},
-                 {"role": "user", "content": "Please continue."}]
-    second = client.messages.create(model=MODEL, max_tokens=1024, tools=list(scenario.tools), messages=messages)
-    assert second.stop_reason == "end_turn" and second.content == []  # as for the same text in the results' message
 
 
 def test_a_separate_user_message_before_the_results_is_still_a_pairing_error():

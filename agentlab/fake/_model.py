@@ -43,7 +43,7 @@ from ._schema_values import tool_input, value_for
 from ._thinking import redacted_data, sign
 from ._tokens import TOOL_USE_OVERHEAD, block_output_tokens, canonical_json, text_tokens
 
-__all__ = ["Generated", "generate", "output_schema", "merged_last_user_turn", "EMPTY_REPLY_OUTPUT_TOKENS"]
+__all__ = ["Generated", "generate", "output_schema", "EMPTY_REPLY_OUTPUT_TOKENS"]
 
 EMPTY_REPLY_OUTPUT_TOKENS = 3
 """Output tokens of an empty ``end_turn`` reply ("~2-3 output tokens", reference section 2)."""
@@ -142,35 +142,13 @@ def _structured(blocks: list[dict[str, Any]], stop_reason: str | None, body: dic
     return [*kept, {"type": "text", "text": structured_text(schema, body, seed)}]
 
 
-def merged_last_user_turn(messages: list[Any]) -> tuple[int, list[dict[str, Any]]]:
-    """The last user turn as the model sees it: the trailing run of consecutive ``user`` messages
-    merged into one turn (the API combines consecutive same-role turns: SDK docstring of
-    ``MessageCreateParams.messages``, reference 3.2 rule 6; tool pairing, rule 1, is still checked
-    on the messages as sent).
-
-    Returns:
-        ``(first, blocks)``: the index of the run's first message (``len(messages)`` when the last
-        message is not a user message) and the run's content blocks in order, a string content
-        counted as one text block; blocks that are not dicts are skipped.
-    """
-    first = len(messages)
-    while first > 0 and isinstance(messages[first - 1], dict) and messages[first - 1].get("role") == "user":
-        first -= 1
-    blocks: list[dict[str, Any]] = []
-    for message in messages[first:]:
-        content = message.get("content")
-        if isinstance(content, str):
-            blocks.append({"type": "text", "text": content})
-        elif isinstance(content, list):
-            blocks += [b for b in content if isinstance(b, dict)]
-    return first, blocks
-
-
 def _last_user_has_text_after_results(messages: list[Any]) -> bool:
-    """Text after the tool results of the last user turn, merged as the API merges it (a separate
-    user message of text after the tool_result message is the same trailing text to the model)."""
-    _, blocks = merged_last_user_turn(messages)
-    kinds = [b.get("type") for b in blocks]
+    if not messages or not isinstance(messages[-1], dict) or messages[-1].get("role") != "user":
+        return False
+    content = messages[-1].get("content")
+    if not isinstance(content, list):
+        return False
+    kinds = [b.get("type") for b in content if isinstance(b, dict)]
     if "tool_result" not in kinds:
         return False
     last_result = max(i for i, k in enumerate(kinds) if k == "tool_result")

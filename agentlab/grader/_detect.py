@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..fake._journal import Exchange
-from ..fake._model import merged_last_user_turn
 from ._harness import NOT_RETURNED, CaseRun
 
 __all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
@@ -189,6 +188,26 @@ def lookup_crash(run: CaseRun) -> str | None:
         return None
     args = BaseException.__getattribute__(exc, "args")
     return last.stop_reason if len(args) == 1 and type(args[0]) is str and args[0] == last.stop_reason else None
+
+
+def merged_last_user_turn(messages: list[Any]) -> tuple[int, list[dict[str, Any]]]:
+    """The last user turn as the model reads it: the trailing run of consecutive ``user`` messages
+    merged into one turn (the API combines consecutive same-role turns: SDK docstring of
+    ``MessageCreateParams.messages``, reference 3.2 rule 6; tool pairing, rule 1, is still checked
+    on the messages as sent).
+
+    Returns:
+        ``(first, blocks)``: the index of the run's first message (``len(messages)`` when the last
+        message is not a user message) and the run's content blocks in order, a string content
+        counted as one text block; blocks that are not dicts are skipped.
+    """
+    first = len(messages)
+    while first > 0 and isinstance(messages[first - 1], dict) and messages[first - 1].get("role") == "user":
+        first -= 1
+    blocks: list[dict[str, Any]] = []
+    for message in messages[first:]:
+        blocks += _blocks_of(message)
+    return first, blocks
 
 
 def _calls_at(run: CaseRun, step: int | None) -> list:
