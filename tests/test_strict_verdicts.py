@@ -107,6 +107,22 @@ def test_a_success_message_at_the_loops_own_cap_is_not_a_pass():
     assert "'Task completed.'" in report["long_task"].explanation
 
 
+def test_a_success_message_before_running_the_last_tools_is_named_the_same():
+    def loop(client, prompt, tools, run_tool):
+        messages = [{"role": "user", "content": prompt}]
+        for step in range(10):
+            response = client.messages.create(model=MODEL, max_tokens=1024, tools=tools, messages=messages)
+            if response.stop_reason == "end_turn":
+                return _text(response)
+            if step == 9:
+                return "Task completed."  # checked before the last tools run
+            messages += [{"role": "assistant", "content": response.content},
+                         {"role": "user", "content": _results(response, run_tool)}]
+        raise RuntimeError("unreachable")
+    report = grade(loop, only=["long_task", "stuck_model"])
+    assert _diagnoses(report) == {"long_task": "iteration-cap-as-stop", "stuck_model": "iteration-cap-as-stop"}
+
+
 @pytest.mark.parametrize("claim", ["Done.", "All done!", "Tarea completada.", "Listo", "Finished successfully"])
 def test_completion_claims_in_either_language_fail_at_the_cap(claim):
     assert grade(make_loop(at_cap=claim), only=["stuck_model"])["stuck_model"].diagnosis == "iteration-cap-as-stop"
@@ -144,6 +160,8 @@ def test_the_word_lists_catch_negated_claims():
     assert says_unfinished("Stopped early: max_tokens", "max_tokens")
     assert not says_unfinished("Task completed.", "tool_use")
     assert not COMPLETION_CLAIM.search("incomplete") and not COMPLETION_CLAIM.search("unfinished")
+    assert says_unfinished("The import completed with errors.", "tool_use")
+    assert says_unfinished("Terminado con errores: falló la herramienta.", "tool_use")
 
 
 # ------------------------------------------------------------------------------------ 2. a tool error that never reaches the model

@@ -73,9 +73,10 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
     3. Zero requests: a loop that returns without one ``/v1/messages`` request never ran the task
        (a hard-coded answer): ``wrong-answer`` on every case.
     4. A loop that raised: an API error is ``api-error``; on a ``stop`` case raising after at least
-       one request is the loud stop the case wants (raising before any is ``loop-raised``); raising at its own step cap on ``long_task``, on ``max_tokens``, or on
-       ``stop_sequence`` (a deliberate stop that names it; seeds differ on that stop reason) is
-       accepted with a note; anything else is ``loop-raised``.
+       one request is the loud stop the case wants (raising before any is ``loop-raised``);
+       raising at its own step cap on ``long_task``, on ``max_tokens``, or on ``stop_sequence`` (a
+       deliberate stop; the seeds differ on that stop reason) is accepted with a note; anything
+       else is ``loop-raised``.
     5. Stopping early without the answer (the last step was ``tool_use``, ``max_tokens`` or
        ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns says the
        work is unfinished: it is not the model's own text, not empty, and it does not claim

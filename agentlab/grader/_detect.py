@@ -33,9 +33,9 @@ COMPLETION_CLAIM = re.compile(
 
 UNFINISHED = re.compile(
     r"\b(?:incomplete|unfinished|not (?:yet )?(?:done|finished|complete|completed)|partial|partially|stopped|"
-    r"gave up|giving up|cap|limit|cut|truncated|failed|failing|could not|couldn't|cannot|can't|unable|"
+    r"gave up|giving up|cap|limit|cut|truncated|failed|failing|errors?|could not|couldn't|cannot|can't|unable|"
     r"incomplet[oa]|sin (?:terminar|completar)|no (?:se )?(?:termin|complet)\w*|a medias|parcial|parcialmente|"
-    r"l[íi]mite|tope|cortad[oa]|detenid[oa]|se detuvo|fall[óo]|no pud[eo]|no se pudo)\b", re.I)
+    r"l[íi]mite|tope|cortad[oa]|detenid[oa]|se detuvo|fall[óo]|errores|no pud[eo]|no se pudo)\b", re.I)
 """Words with which a returned text says the task is unfinished (English and Spanish). The other
 sign the grader reads is structural: the text names the stop reason it stopped on."""
 
@@ -621,9 +621,20 @@ def text_parsing_termination(run: CaseRun) -> Finding | None:
     return None
 
 
+def _own_text(run: CaseRun) -> bool:
+    """Whether the loop returned a non-empty ``str`` of its own: not any text the model wrote."""
+    said = returned_text(run)
+    if said is None or not said.strip():
+        return False
+    return said.strip() not in {_text(e.content).strip() for e in run.journal.steps if e.ok}
+
+
 def _stopped_on_tool_use_without_running(run: CaseRun) -> Exchange | None:
+    """The last step asked for tools, none ran, and the loop returned the model's text or nothing
+    (a text of the loop's own is a stop at its cap: :func:`iteration_cap_as_stop`)."""
     last = _last_ok(run)
-    if last is None or last.stop_reason != "tool_use" or not _returned(run) or _calls_at(run, last.step):
+    if (last is None or last.stop_reason != "tool_use" or not _returned(run) or _calls_at(run, last.step)
+            or _own_text(run)):
         return None
     return last
 
@@ -649,13 +660,15 @@ def no_text_means_done(run: CaseRun) -> Finding | None:
 
 
 def iteration_cap_as_stop(run: CaseRun) -> Finding | None:
-    """The loop returned while the model was still working (the last step's tools ran) and passed
-    what it returned off as the answer: the model's text, nothing, or a completion claim of its
-    own such as "Task completed." (see :func:`_passed_off_as_answer`)."""
+    """The loop returned while the model was still working (stop_reason ``tool_use``) and passed
+    what it returned off as the answer: after running the last step's tools, the model's text or
+    nothing; with or without running them, a completion claim of its own such as "Task
+    completed." (see :func:`_passed_off_as_answer`)."""
     last = _last_ok(run)
-    if (last is None or last.stop_reason != "tool_use" or not _returned(run) or not _calls_at(run, last.step)
-            or not _passed_off_as_answer(run)):
+    if last is None or last.stop_reason != "tool_use" or not _returned(run) or not _passed_off_as_answer(run):
         return None
+    if not _calls_at(run, last.step) and not _own_text(run):
+        return None  # the model's text or nothing, tools not run: has-text-means-done / no-text-means-done
     said = safe_describe(run.returned)
     return Finding("iteration-cap-as-stop", _ev(
         f"The loop returned {said} after {len(run.journal.steps)} requests while the model was still working (step {last.step}: stop_reason tool_use), as if the task were done.",
