@@ -152,11 +152,12 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
               "Tope de iteraciones como parada principal"),
         explanation=(
             "A fixed count ends the loop (for _ in range(10)) and the function then returns as if the task "
-            "were done. Long tasks are cut half done and reported as finished, and whatever keeps a loop "
-            "from ending is never fixed.",
+            'were done: the text so far, or a message of its own such as "Task completed.". Long tasks are cut '
+            "half done and reported as finished, and whatever keeps a loop from ending is never fixed.",
             "Un número fijo de vueltas termina el bucle (for _ in range(10)) y la función devuelve como si la "
-            "tarea estuviera hecha. Las tareas largas se cortan a medias y se reportan como terminadas, y la "
-            "causa de un bucle que no termina nunca se arregla.",
+            "tarea estuviera hecha: el texto que haya, o un mensaje propio como «Tarea completada». Las tareas "
+            "largas se cortan a medias y se reportan como terminadas, y la causa de un bucle que no termina "
+            "nunca se arregla.",
         ),
         fix=(
             'Let stop_reason == "end_turn" end the loop. Keep a cap only as a safety net that ends loudly: '
@@ -215,11 +216,11 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
               "Falta el turno del asistente"),
         explanation=(
             "The tool_result blocks are appended without first appending the assistant turn that holds the "
-            "tool_use blocks. The API cannot find the calls they answer and returns 400: \"unexpected "
+            "tool_use blocks (or before it). The API cannot find the calls they answer and returns 400: \"unexpected "
             "`tool_use_id` found in `tool_result` blocks ... Each `tool_result` block must have a "
             "corresponding `tool_use` block in the previous message.\"",
             "Se añaden los bloques tool_result sin añadir antes el turno del asistente con los bloques "
-            "tool_use. La API no encuentra a qué llamadas responden y devuelve 400: \"unexpected "
+            "tool_use (o delante de él). La API no encuentra a qué llamadas responden y devuelve 400: \"unexpected "
             "`tool_use_id` found in `tool_result` blocks ... Each `tool_result` block must have a "
             "corresponding `tool_use` block in the previous message.\"",
         ),
@@ -306,12 +307,14 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
         name=("Text after the tool results",
               "Texto después de los tool_result"),
         explanation=(
-            'The loop adds a text block ("Continue", "Here are the results") after the tool_result blocks. '
-            "The API accepts it, but it teaches the model to expect user text after every tool call: the "
-            "next reply is often an empty end_turn, and the loop ends with no answer.",
-            "El bucle añade un bloque text («Continúa», «Aquí están los resultados») después de los bloques "
-            "tool_result. La API lo acepta, pero le enseña al modelo a esperar texto del usuario tras cada "
-            "llamada: la siguiente respuesta suele ser un end_turn vacío y el bucle termina sin respuesta.",
+            'The loop adds text ("Continue", "Here are the results") after the tool_result blocks, in the same '
+            "user message or in another one right after it (the API merges consecutive user messages). The API "
+            "accepts it, but the model learns to expect user text after every tool call: the next reply is "
+            "often an empty end_turn, and the loop ends with no answer.",
+            "El bucle añade texto («Continúa», «Aquí están los resultados») después de los bloques tool_result, "
+            "en el mismo mensaje user o en otro justo detrás (la API une los mensajes user seguidos). La API lo "
+            "acepta, pero el modelo aprende a esperar texto tras cada llamada: la siguiente respuesta suele ser "
+            "un end_turn vacío y el bucle termina sin respuesta.",
         ),
         fix=(
             "The user message after a tool_use holds only tool_result blocks, one per tool_use_id. Put "
@@ -374,12 +377,14 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
         name=("Tool error crashes the loop",
               "Un error de herramienta rompe el bucle"),
         explanation=(
-            "A tool raises and the exception escapes the loop, killing the agent mid-task. The model never "
-            "learns that the call failed, so it cannot retry with other input, try another tool or explain "
-            "the limit to the user.",
-            "Una herramienta lanza una excepción que escapa del bucle y mata al agente a mitad de la tarea. "
-            "El modelo nunca se entera de que la llamada falló, así que no puede reintentar con otro input, "
-            "probar otra herramienta ni explicarle el límite al usuario.",
+            "A tool raises and the exception escapes the loop, killing the agent mid-task, or a catch-all "
+            "turns it into an apology and the loop ends. Either way the failed call never gets its "
+            "tool_result: the model never learns it failed, so it cannot retry with other input, try another "
+            "tool or explain the limit to the user.",
+            "Una herramienta lanza una excepción que escapa del bucle y mata al agente a mitad de la tarea, o "
+            "un except general la convierte en una disculpa y el bucle termina. La llamada fallida nunca "
+            "recibe su tool_result: el modelo no se entera de que falló, así que no puede reintentar con otro "
+            "input, probar otra herramienta ni explicarle el límite al usuario.",
         ),
         fix=(
             "Catch the exception around each tool call and return it as that call's result: "
@@ -536,12 +541,14 @@ ANTIPATTERNS: tuple[AntiPattern, ...] = (
         name=("Unhandled stop reason",
               "Razón de detención sin manejar"),
         explanation=(
-            "The loop has no branch for some stop reason, such as model_context_window_exceeded. It falls "
-            "through and re-sends, or silently returns the cut text, instead of stopping with a clear error "
-            "that names the stop reason.",
-            "El bucle no tiene rama para alguna razón de detención, como model_context_window_exceeded. Sigue "
-            "de largo y reenvía, o devuelve en silencio el texto cortado, en vez de detenerse con un error "
-            "claro que nombre el stop_reason.",
+            "The loop has no branch for some stop reason, such as model_context_window_exceeded or "
+            "stop_sequence. It falls through and re-sends, silently returns the cut text, or crashes on a "
+            "dispatch table without that key (KeyError), instead of stopping with a clear error that names "
+            "the stop reason.",
+            "El bucle no tiene rama para alguna razón de detención, como model_context_window_exceeded o "
+            "stop_sequence. Sigue de largo y reenvía, devuelve en silencio el texto cortado o cae en una "
+            "tabla de despacho sin esa clave (KeyError), en vez de detenerse con un error claro que nombre el "
+            "stop_reason.",
         ),
         fix=(
             "Give every stop reason you know its own branch and end with an else that raises with the value: "

@@ -152,7 +152,7 @@ def test_missing_assistant_turn_quotes_the_api_text_with_its_index():
 
 def test_report_renders_as_text_html_and_json(seed_001_report):
     text = str(seed_001_report)
-    assert "15 of 15 cases passed" in text
+    assert "16 of 16 cases passed" in text
     html = seed_001_report._repr_html_()
     assert "<table" in html and "long_task" in html
     data = json.loads(json.dumps(seed_001_report.to_dict()))

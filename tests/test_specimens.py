@@ -24,8 +24,8 @@ Cell = Union[None, str, tuple[str, ...]]
 """None: the case passed; a tag: the one diagnosis; a tuple: every diagnosis, most specific first."""
 
 _TOOL_CASES = ("end_turn", "text_and_tool_use", "says_done", "parallel_tools", "failing_tool",
-               "persistent_tool_errors", "max_tokens_tool_use", "context_window", "long_task", "stuck_model",
-               "chained_tools", "thinking")
+               "persistent_tool_errors", "max_tokens_tool_use", "context_window", "stop_sequence", "long_task",
+               "stuck_model", "chained_tools", "thinking")
 """The cases whose model asks for a client tool (every case but pause_turn, max_tokens_text, refusal)."""
 
 
@@ -40,6 +40,8 @@ MATRIX: dict[str, dict[str, Cell]] = {
         **_row("text-parsing-termination", ("end_turn", "text_and_tool_use", "says_done", "parallel_tools",
                                             "failing_tool", "pause_turn", "max_tokens_tool_use", "long_task",
                                             "chained_tools", "thinking")),
+        # it `continue`s on stop_sequence too (no "DONE" in the text): a controlled end gone round again
+        "stop_sequence": "unhandled-stop-reason",
     },
     "iteration-cap-as-stop": {
         "long_task": "iteration-cap-as-stop",
@@ -55,8 +57,8 @@ MATRIX: dict[str, dict[str, Cell]] = {
     },
     "no-text-means-done": {
         **_row("no-text-means-done", ("end_turn", "parallel_tools", "failing_tool", "persistent_tool_errors",
-                                      "max_tokens_tool_use", "context_window", "long_task", "stuck_model",
-                                      "chained_tools", "thinking")),
+                                      "max_tokens_tool_use", "context_window", "stop_sequence", "long_task",
+                                      "stuck_model", "chained_tools", "thinking")),
     },
     "missing-assistant-turn": _row("missing-assistant-turn", _TOOL_CASES),
     "rebuilt-assistant-turn": {

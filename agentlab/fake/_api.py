@@ -17,6 +17,7 @@ can be made with ``max_retries=0``.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import threading
@@ -221,6 +222,10 @@ class FakeAPI:
             headers[key] = f"{headers[key]}, {text}" if key in headers else text
         attempt = _retry_count(headers.get("x-stainless-retry-count"))
         endpoint, body, error = validate_http(request.url.path, request.method, headers, request.content)
+        gateway = self.scenario.gateway_params
+        if gateway and endpoint == "messages" and isinstance(body, dict):
+            # A gateway's defaults (Scenario.gateway_params): what the request omits, the API receives.
+            body = {**body, **{k: copy.deepcopy(v) for k, v in gateway.items() if k not in body}}
         stream = bool(isinstance(body, dict) and body.get("stream") is True)
         exchange = Exchange(
             index=self.journal.next_index, endpoint=endpoint or "unknown", request=body, messages=[],

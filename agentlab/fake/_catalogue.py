@@ -72,7 +72,8 @@ from ._generic import generic
 from ._scenario import SCAN_CHARS, Scenario, Turn
 from ._schema_values import is_valid, value_for
 
-__all__ = ["SCENARIOS", "scenarios", "get_scenario", "fill_tool_input", "request_params", "REQUEST_EXTRA_KEYS"]
+__all__ = ["SCENARIOS", "scenarios", "get_scenario", "fill_tool_input", "request_params", "REQUEST_EXTRA_KEYS",
+           "tagged_weather", "GATEWAY_STOP_SEQUENCES"]
 
 REQUEST_EXTRA_KEYS = ("stop_sequences", "thinking")
 """Keys of ``Scenario.extra`` that are request parameters a lesson passes as they are."""
@@ -981,6 +982,52 @@ def _persistent_policy(turn: Turn) -> Reply:
     attempt = len(_calls(turn)) + 1
     narration = "Let me try again." if attempt > 1 else None
     return tool_use(tool["name"], {"region": "EMEA", "attempt": attempt}, text=narration)
+
+
+# ----------------------------------------------------------------------------------------------
+# tagged_weather (not in the table): stop_sequence met by a loop that never sends stop_sequences
+# ----------------------------------------------------------------------------------------------
+
+GATEWAY_STOP_SEQUENCES = ["</answer>"]
+"""What the gateway of :func:`tagged_weather` adds to every request as ``stop_sequences``."""
+
+TAGGED_NOTE = "\n\nTell me if you want the forecast for later today too."
+"""What the model writes after ``</answer>``; the stop sequence cuts it off."""
+
+
+def _tagged_weather_policy(turn: Turn) -> Reply:
+    """Seed 002's exchange; the answer comes inside ``<answer></answer>`` tags, then a note."""
+    base = _weather_policy(turn)
+    if any(b.get("type") == "tool_use" for b in base.content):
+        return base
+    return text(f"<answer>{_text_of(base)}</answer>{TAGGED_NOTE}")
+
+
+def _text_of(reply: Reply) -> str:
+    return "".join(b.get("text", "") for b in reply.content if b.get("type") == "text")
+
+
+def tagged_weather() -> Scenario:
+    """Seed 002's weather exchange behind a gateway that adds ``stop_sequences=["</answer>"]`` to
+    every request (:attr:`Scenario.gateway_params`): the model calls get_weather (``tool_use``),
+    then writes ``<answer>...</answer>`` and a note, and generation stops at ``</answer>``
+    (``stop_reason: stop_sequence``, ``stop_sequence: "</answer>"``; the text keeps ``<answer>``).
+
+    The real API returns ``stop_sequence`` only for the request's own ``stop_sequences`` (SDK
+    ``Message.stop_reason`` docstring: "one of your provided custom stop_sequences was generated";
+    reference 2), and a loop of the grader's contract never sends them: a deployment that does (a
+    gateway's default parameters) is how such a loop meets this stop reason. Not a built-in
+    scenario (the grader's ``stop_sequence`` case uses it); lessons use ``stop_sequence``.
+    """
+    return _weather(
+        name="tagged_weather",
+        description="Seed 002's exchange behind a gateway that adds stop_sequences=[\"</answer>\"]: the tagged answer stops there (stop_reason stop_sequence).",
+        description_es="El intercambio de la semilla 002 tras un gateway que añade stop_sequences=[\"</answer>\"]: la respuesta etiquetada se corta ahí (stop_reason stop_sequence).",
+        policy=_tagged_weather_policy,
+        gateway_params={"stop_sequences": list(GATEWAY_STOP_SEQUENCES)},
+        needed_requests=2,
+        extra={"answer_contains": "95F", "stop_reasons": ("tool_use", "stop_sequence"), "stop_reason": "stop_sequence"},
+    )
 
 
 # ----------------------------------------------------------------------------------------------

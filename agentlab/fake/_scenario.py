@@ -163,6 +163,13 @@ class Scenario:
     API, reference 3.3), e.g. ``{"type": "adaptive"}``; None: no thinking unless asked."""
     validation: ValidationOptions = field(default_factory=ValidationOptions)
     """Contested-rule switches and a context-window override."""
+    gateway_params: dict[str, Any] = field(default_factory=dict)
+    """Request parameters a gateway in front of the API adds to every ``/v1/messages`` request that
+    omits them, e.g. ``{"stop_sequences": ["</answer>"]}`` (a deployment's per-model defaults, as
+    an LLM proxy sets them). The API sees, validates, answers and journals the request with them;
+    the loop's own code is unchanged. Empty (no gateway) for every built-in scenario. The real API
+    applies no such defaults itself: ``stop_sequence`` comes back only for the request's own
+    ``stop_sequences`` (SDK ``Message.stop_reason`` docstring, reference 2)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Anything a lesson or the grader wants to keep with the scenario (expected answer...)."""
 

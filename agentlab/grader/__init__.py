@@ -36,13 +36,15 @@ propagate is enough), reads the stream to its end, and survives ``total_cost_usd
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Callable, Iterable
 
 import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
+from ._detect import (ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak, returned_text,
+                      safe_describe)
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
 from ._typescript import TypeScriptError, grade_typescript, grade_typescript_many, is_typescript_target
@@ -58,7 +60,44 @@ def _ev(en: str, es: str) -> dict[str, str]:
 
 
 def judge(run: CaseRun, lang: str = "en") -> CaseResult:
-    """The verdict on one run: detectors first, then what the case expects of the outcome."""
+    """The verdict on one run: detectors first, then what the case expects of the outcome.
+
+    Args:
+        run: what the loop did on one case (journal, tool calls, returned value or exception).
+        lang: language of the explanation, ``"en"`` or ``"es"``.
+
+    Returns:
+        The :class:`CaseResult`; ``passed`` is False when any finding was made.
+
+    The rules, in order (the first that applies decides):
+
+    1. Anti-patterns and hangs: every detector of ``_detect.DETECTORS`` (a tool error that never
+       reached the model is ``tool-error-crashes-loop`` whatever the loop returns; a stop reason it
+       crashed on while looking it up, ``KeyError('stop_sequence')``, is ``unhandled-stop-reason``;
+       consecutive user messages are judged as the API merges them), then ``unstoppable`` /
+       ``timeout``.
+    2. The returned value must be a real ``str`` (``type(x) is str``): anything else, a ``str``
+       subclass included, is ``returned-non-string``, decided from the type alone (none of the
+       value's methods is called).
+    3. Zero requests: a loop that returns without one ``/v1/messages`` request never ran the task
+       (a hard-coded answer): ``wrong-answer`` on every case.
+    4. A loop that raised: an API error is ``api-error``; on a ``stop`` case raising after at least
+       one request is the loud stop the case wants (raising before any is ``loop-raised``);
+       raising at its own step cap on ``long_task``, on ``max_tokens``, or on ``stop_sequence`` (a
+       deliberate stop; the seeds differ on that stop reason) is accepted with a note; anything
+       else is ``loop-raised``.
+    5. Stopping early without the answer (the last step was ``tool_use``, ``max_tokens`` or
+       ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns says the
+       work is unfinished: it is not the model's own text, not empty, and it does not claim
+       completion ("Task completed.", "Done.", "Tarea terminada.": ``_detect.COMPLETION_CLAIM``)
+       unless it also says it is unfinished (it names the stop reason, e.g. "Stopped early:
+       max_tokens", or says incomplete / partial / limit / sin terminar...:
+       ``_detect.UNFINISHED``). The structural signs (an exception; text that is not the model's
+       and names the stop reason) are always enough; the word lists only decide between a plain
+       text of the loop's own and a completion claim. A claim is ``iteration-cap-as-stop`` (at the
+       loop's own cap, while the model was still calling tools) or ``ignores-max-tokens``.
+    6. A ``finish`` case's answer must contain ``answer_contains``: else ``wrong-answer``.
+    """
     findings = detect_all(run)
     note: dict[str, str] | None = None
     exc = run.exception
@@ -72,10 +111,27 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
         findings.append(Finding("timeout", _ev(
             f"The loop was still running after {run.case.time_limit:g} s without calling the API to finish.",
             f"El bucle seguía en marcha tras {run.case.time_limit:g} s sin llamar a la API para terminar.")))
+    if run.returned is not NOT_RETURNED and type(run.returned) is not str:
+        # From here on only the type is read: the value goes into the report as a safe description.
+        said = safe_describe(run.returned)
+        run = replace(run, returned=said)
+        if not findings:
+            return verdict(run, [Finding("returned-non-string", _ev(
+                f"The loop returned {said}: agent_loop must return a str (a str subclass is not one).",
+                f"El bucle devolvió {said}: agent_loop debe devolver un str (una subclase de str no lo es)."))],
+                None, lang)
     if findings:
         return verdict(run, findings, None, lang)
 
-    last = next((e for e in reversed(run.journal.steps) if e.ok), None)
+    steps = run.journal.steps
+    if not steps and exc is None:
+        return verdict(run, [Finding("wrong-answer", _ev(
+            "The loop returned without calling the API: it never ran the task (an answer written in the code is not "
+            "the model's).",
+            "El bucle devolvió sin llamar a la API: nunca ejecutó la tarea (una respuesta escrita en el código no es "
+            "la del modelo)."))], None, lang)
+
+    last = next((e for e in reversed(steps) if e.ok), None)
     if exc is not None and not isinstance(exc, (RunawayLoop, CaseTimeout)):
         if isinstance(exc, anthropic.APIStatusError) and run.journal.errors:
             error = run.journal.errors[-1]
@@ -83,44 +139,46 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
                 f"Step {error.step} got HTTP {error.status} {error.error.get('type')}.",
                 f"El paso {error.step} recibió HTTP {error.status} {error.error.get('type')}."),
                 step=error.step, api_error=error.error.get("message"))], None, lang)
-        if run.case.expect == "stop" and run.journal.steps:
+        if run.case.expect == "stop" and steps:
             pass  # stopping loudly is what the case wants
         elif run.case.long_task and last is not None and last.stop_reason == "tool_use":
-            note = _ev(f"Your loop stopped with {type(exc).__name__} after {len(run.journal.steps)} requests, before the task "
+            note = _ev(f"Your loop stopped with {type(exc).__name__} after {len(steps)} requests, before the task "
                        "ended: fine as a safety net, but the cap is lower than this task needs.",
-                       f"Tu bucle paró con {type(exc).__name__} tras {len(run.journal.steps)} peticiones, antes de que la "
+                       f"Tu bucle paró con {type(exc).__name__} tras {len(steps)} peticiones, antes de que la "
                        "tarea acabara: bien como red de seguridad, pero el tope es menor que lo que pide esta tarea.")
         elif last is not None and last.stop_reason == "max_tokens":
             note = _ev("Your loop raised on max_tokens, which is accepted; retrying with a larger max_tokens would have finished the task.",
                        "Tu bucle lanzó una excepción en max_tokens, lo que se acepta; reintentar con un max_tokens mayor habría terminado la tarea.")
+        elif last is not None and last.stop_reason == "stop_sequence":
+            note = _ev(f"Your loop raised {type(exc).__name__} on stop_reason stop_sequence, which is accepted as a loud "
+                       "stop; but stop_sequence is a controlled end: return the text (response.stop_sequence says which "
+                       "sequence matched).",
+                       f"Tu bucle lanzó {type(exc).__name__} ante stop_reason stop_sequence, lo que se acepta como parada "
+                       "avisada; pero stop_sequence es un fin controlado: devuelve el texto (response.stop_sequence dice "
+                       "qué secuencia apareció).")
         else:
             return verdict(run, [Finding("loop-raised", _ev(
                 f"The loop raised {type(exc).__name__}: {exc}",
                 f"El bucle lanzó {type(exc).__name__}: {exc}"))], None, lang)
         return verdict(run, [], note, lang)
 
-    if run.returned is not NOT_RETURNED and not isinstance(run.returned, str):
-        return verdict(run, [Finding("returned-non-string", _ev(
-            f"The loop returned {type(run.returned).__name__} {run.returned!r:.80}.",
-            f"El bucle devolvió {type(run.returned).__name__} {run.returned!r:.80}."))], None, lang)
-    if run.case.expect == "stop" and not run.journal.steps:
-        return verdict(run, [Finding("wrong-answer", _ev(
-            "The loop returned without calling the API: it never ran the task.",
-            "El bucle devolvió sin llamar a la API: nunca ejecutó la tarea."))], None, lang)
-    if (run.case.expect == "finish" and run.case.answer_contains and run.case.answer_contains not in run.returned
-            and last is not None and last.stop_reason in ("tool_use", "max_tokens") and not _passed_off_as_answer(run)):
+    said = returned_text(run)
+    answer = run.case.answer_contains
+    if (run.case.expect == "finish" and answer and said is not None and answer not in said
+            and last is not None and last.stop_reason in ("tool_use", "max_tokens", "stop_sequence")
+            and not _passed_off_as_answer(run) and said.strip()):
         # The loop stopped early and said so in what it returned (seed 001: return the partial work
         # and make clear the task is unfinished): a loud stop, like raising.
         return verdict(run, [], _ev(
-            f"Your loop stopped after {len(run.journal.steps)} requests (stop_reason {last.stop_reason}) and returned "
-            f"{run.returned!r:.80} instead of the answer: accepted as a loud stop, but a correct loop finishes this task.",
-            f"Tu bucle paró tras {len(run.journal.steps)} peticiones (stop_reason {last.stop_reason}) y devolvió "
-            f"{run.returned!r:.80} en vez de la respuesta: se acepta como parada avisada, pero un bucle correcto termina esta tarea."),
+            f"Your loop stopped after {len(steps)} requests (stop_reason {last.stop_reason}) and returned "
+            f"{said!r:.80} instead of the answer: accepted as a loud stop, but a correct loop finishes this task.",
+            f"Tu bucle paró tras {len(steps)} peticiones (stop_reason {last.stop_reason}) y devolvió "
+            f"{said!r:.80} en vez de la respuesta: se acepta como parada avisada, pero un bucle correcto termina esta tarea."),
             lang)
-    if run.case.expect == "finish" and run.case.answer_contains and run.case.answer_contains not in run.returned:
+    if run.case.expect == "finish" and answer and (said is None or answer not in said):
         return verdict(run, [Finding("wrong-answer", _ev(
-            f"The loop returned {run.returned!r:.120}, which is not the final answer (it should mention {run.case.answer_contains!r}).",
-            f"El bucle devolvió {run.returned!r:.120}, que no es la respuesta final (debería mencionar {run.case.answer_contains!r})."))],
+            f"The loop returned {said!r:.120}, which is not the final answer (it should mention {answer!r}).",
+            f"El bucle devolvió {said!r:.120}, que no es la respuesta final (debería mencionar {answer!r})."))],
             None, lang)
     streak = error_streak(run)
     if run.case.name == "persistent_tool_errors" and 3 < streak < ERROR_RUN_LIMIT:

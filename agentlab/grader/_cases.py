@@ -10,6 +10,13 @@ A case expects one of:
   fails). Seed 001's loop raises on ``max_tokens`` and returns a message on ``refusal``: both
   are accepted.
 
+Every stop reason the API can return to the loop's requests (``anthropic.types.StopReason``) is
+met by at least one case (``tests/test_strict_verdicts.py`` checks it from the scenarios' own
+``stop_reasons``). ``stop_sequence`` needs ``stop_sequences`` in the request, which a loop of this
+contract never sends: the ``stop_sequence`` case runs it behind a gateway that adds them
+(:func:`agentlab.fake._catalogue.tagged_weather`), so the stop is the API's real answer to the
+request it received, and the loop's code and signature are unchanged.
+
 ``exposes`` lists the anti-pattern tags the case is built to catch (any detector may still fire
 on any case: the journal shows what it shows).
 """
@@ -19,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from ..fake._catalogue import get_scenario
+from ..fake._catalogue import get_scenario, tagged_weather
 from ..fake._scenario import Scenario
 
 __all__ = ["Case", "CASES", "CASE_NAMES", "get_case"]
@@ -97,6 +104,9 @@ CASES: tuple[Case, ...] = (
     _case("context_window", "context_window", "stop", ("unhandled-stop-reason",),
           "model_context_window_exceeded: stop with a clear error instead of falling through.",
           "model_context_window_exceeded: para con un error claro en lugar de seguir de largo."),
+    _case("stop_sequence", tagged_weather(), "finish", ("unhandled-stop-reason",),
+          "A gateway adds stop_sequences: the tagged answer ends with stop_sequence, a controlled end; return its text.",
+          "Un gateway añade stop_sequences: la respuesta etiquetada acaba en stop_sequence, un fin controlado; devuelve su texto."),
     _case("long_task", "long_task", "finish", ("iteration-cap-as-stop",),
           "A task that needs 13 requests: the loop ends at end_turn, not at an iteration count.",
           "Una tarea que necesita 13 peticiones: el bucle termina en end_turn, no al contar vueltas.",

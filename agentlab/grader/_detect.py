@@ -18,10 +18,26 @@ from typing import Any, Callable
 from ..fake._journal import Exchange
 from ._harness import NOT_RETURNED, CaseRun
 
-__all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT"]
+__all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
+           "UNFINISHED", "returned_text", "safe_describe", "says_unfinished", "lookup_crash"]
 
 DONE_WORDS = re.compile(r"\b(done|final answer|finished|task complete|listo|terminado|respuesta final)\b", re.I)
 """Words a text-parsing loop looks for; the grader uses them to tell why a loop stopped early."""
+
+COMPLETION_CLAIM = re.compile(
+    r"\b(?:done|finished|complete|completed|success|successful|successfully|all set|accomplished"
+    r"|hecho|listo|lista|terminad[oa]|terminé|completad[oa]|finalizad[oa]|éxito)\b", re.I)
+"""Words with which a returned text claims the task is complete ("Task completed.", "Done.",
+"Tarea terminada."): such a text is passed off as an answer unless it also says it is unfinished
+(:data:`UNFINISHED`, which catches the negated forms: "not finished", "sin terminar")."""
+
+UNFINISHED = re.compile(
+    r"\b(?:incomplete|unfinished|not (?:yet )?(?:done|finished|complete|completed)|partial|partially|stopped|"
+    r"gave up|giving up|cap|limit|cut|truncated|failed|failing|errors?|could not|couldn't|cannot|can't|unable|"
+    r"incomplet[oa]|sin (?:terminar|completar)|no (?:se )?(?:termin|complet)\w*|a medias|parcial|parcialmente|"
+    r"l[íi]mite|tope|cortad[oa]|detenid[oa]|se detuvo|fall[óo]|errores|no pud[eo]|no se pudo)\b", re.I)
+"""Words with which a returned text says the task is unfinished (English and Spanish). The other
+sign the grader reads is structural: the text names the stop reason it stopped on."""
 
 ERROR_RUN_LIMIT = 10
 """Consecutive all-error tool turns from which a loop counts as having no bound on tool errors.
@@ -110,18 +126,88 @@ def _returned(run: CaseRun) -> bool:
     return run.returned is not NOT_RETURNED and run.exception is None
 
 
-def _passed_off_as_answer(run: CaseRun) -> bool:
-    """Whether the loop returned the model's own text (or nothing) as if it were the answer.
+def returned_text(run: CaseRun) -> str | None:
+    """What the loop returned when it is a real ``str`` (``type(x) is str``), else None.
 
-    A loop may stop early by returning a message that says so (seed 001: return the partial work
-    and make clear the task is unfinished); the fault is handing back the model's text, or an
-    empty string, indistinguishable from a finished answer.
+    The type is checked before anything else: a ``str`` subclass may override ``in``, ``strip``
+    or ``==``, so none of its methods is ever called (it is ``returned-non-string``)."""
+    value = run.returned
+    return value if type(value) is str else None
+
+
+def safe_describe(value: Any, limit: int = 80) -> str:
+    """``value`` for an explanation without running the learner's code: ``repr`` only for exact
+    built-in scalars and strings (through ``str.__repr__`` for a ``str`` subclass), otherwise the
+    type's name alone (read from the type, never from the object)."""
+    kind = type(value)
+    if kind in (type(None), bool, int, float, bytes, str):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = f"{kind.__qualname__ if type(kind) is type else 'str subclass'} {str.__repr__(value)}"
+    else:
+        text = f"a {kind.__qualname__ if type(kind) is type else 'object'} object"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def says_unfinished(text: str, stop_reason: str | None) -> bool:
+    """Whether ``text`` (not the model's) says the work is unfinished: it names ``stop_reason``
+    (the structural sign: "Stopped early: max_tokens") or holds a word of :data:`UNFINISHED`."""
+    return bool(stop_reason and stop_reason in text) or UNFINISHED.search(text) is not None
+
+
+def _passed_off_as_answer(run: CaseRun) -> bool:
+    """Whether the loop returned something as if it were the finished answer when it was not.
+
+    A loop may stop early by returning a text that says so (seed 001: return the partial work and
+    make clear the task is unfinished). Passed off as the answer: the model's own text, or an empty
+    string (indistinguishable from a finished answer), or a text of the loop's own that claims
+    completion (:data:`COMPLETION_CLAIM`: "Task completed.") without saying it is unfinished
+    (:func:`says_unfinished`). A returned value that is not a real ``str`` is not judged here.
     """
-    if not isinstance(run.returned, str):
+    said = returned_text(run)
+    if said is None:
         return False
-    said = run.returned.strip()
+    said = said.strip()
     texts = {_text(e.content).strip() for e in run.journal.steps if e.ok}
-    return said == "" or said in texts
+    if said == "" or said in texts:
+        return True
+    last = _last_ok(run)
+    return COMPLETION_CLAIM.search(said) is not None and not says_unfinished(said, last.stop_reason if last else None)
+
+
+def lookup_crash(run: CaseRun) -> str | None:
+    """The stop reason the loop crashed on while looking it up, or None.
+
+    A dispatch table without a key for a stop reason (``STEPS[response.stop_reason]``) raises
+    ``KeyError('<stop reason>')``: the loop had no branch for it and died by accident, instead of
+    stopping on purpose with an error that names it (reference 2; the SDK's tool runner keys its
+    table by every ``StopReason``). Read from the exception's type and ``args`` only."""
+    exc = run.exception
+    last = _last_ok(run)
+    if last is None or last.stop_reason is None or not isinstance(exc, KeyError):
+        return None
+    args = BaseException.__getattribute__(exc, "args")
+    return last.stop_reason if len(args) == 1 and type(args[0]) is str and args[0] == last.stop_reason else None
+
+
+def merged_last_user_turn(messages: list[Any]) -> tuple[int, list[dict[str, Any]]]:
+    """The last user turn as the model reads it: the trailing run of consecutive ``user`` messages
+    merged into one turn (the API combines consecutive same-role turns: SDK docstring of
+    ``MessageCreateParams.messages``, reference 3.2 rule 6; tool pairing, rule 1, is still checked
+    on the messages as sent).
+
+    Returns:
+        ``(first, blocks)``: the index of the run's first message (``len(messages)`` when the last
+        message is not a user message) and the run's content blocks in order, a string content
+        counted as one text block; blocks that are not dicts are skipped.
+    """
+    first = len(messages)
+    while first > 0 and isinstance(messages[first - 1], dict) and messages[first - 1].get("role") == "user":
+        first -= 1
+    blocks: list[dict[str, Any]] = []
+    for message in messages[first:]:
+        blocks += _blocks_of(message)
+    return first, blocks
 
 
 def _calls_at(run: CaseRun, step: int | None) -> list:
@@ -158,7 +244,32 @@ def _error_with_rule(run: CaseRun, *rules: str) -> Exchange | None:
     return next((e for e in _api_errors(run) if e.rule in rules), None)
 
 
+def _misplaced_assistant_turn(run: CaseRun) -> tuple[Exchange, int, int] | None:
+    """A request whose conversation ends with an assistant turn of tool calls whose results were
+    appended BEFORE it: ``(exchange, results_index, assistant_index)``."""
+    for e in _api_errors(run):
+        if not e.messages or not isinstance(e.messages[-1], dict) or e.messages[-1].get("role") != "assistant":
+            continue
+        ids = {b.get("id") for b in _blocks_of(e.messages[-1]) if b.get("type") == "tool_use"}
+        for i in range(len(e.messages) - 2, -1, -1):
+            message = e.messages[i]
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                break
+            if ids & {b.get("tool_use_id") for b in _blocks_of(message) if b.get("type") == "tool_result"}:
+                return e, i, len(e.messages) - 1
+    return None
+
+
 def missing_assistant_turn(run: CaseRun) -> Finding | None:
+    misplaced = _misplaced_assistant_turn(run)
+    if misplaced is not None:
+        e, results, assistant = misplaced
+        return Finding("missing-assistant-turn", _ev(
+            f"At step {e.step}, messages.{results} holds tool results but the assistant turn that asked for them comes "
+            f"after it (messages.{assistant}): the results were appended before the assistant turn.",
+            f"En el paso {e.step}, messages.{results} lleva resultados de herramientas pero el turno del asistente que "
+            f"los pidió va después (messages.{assistant}): los resultados se añadieron antes que el turno del asistente."),
+            step=e.step, api_error=e.error["message"])
     e = _error_with_rule(run, "16")
     if e is None or "srvtoolu_" in e.error["message"]:
         return None
@@ -184,7 +295,35 @@ def fabricated_server_tool_result(run: CaseRun) -> Finding | None:
     return None
 
 
+def _text_message_before_results(run: CaseRun) -> tuple[Exchange, int] | None:
+    """A rule-15 rejection whose assistant turn is followed by a user message of text and then a
+    user message with the tool results: one user turn once the API merges them, with the text
+    first (pairing itself is checked on the messages as sent, reference 3.2 rule 6)."""
+    found = _rule15(run)
+    if found is None:
+        return None
+    e, index, _, following = found
+    users = []
+    for message in following:
+        if not (isinstance(message, dict) and message.get("role") == "user"):
+            break
+        users.append(message)
+    kinds = [b.get("type") for m in users for b in _blocks_of(m)]
+    if len(users) >= 2 and kinds and kinds[0] == "text" and "tool_result" in kinds:
+        return e, index + 1
+    return None
+
+
 def text_before_tool_result(run: CaseRun) -> Finding | None:
+    separate = _text_message_before_results(run)
+    if separate is not None:
+        e, i = separate
+        return Finding("text-before-tool-result", _ev(
+            f"At step {e.step} a user message of text (messages.{i}) came before the tool results: once the API merges "
+            "the consecutive user messages, the text is first in that turn.",
+            f"En el paso {e.step} un mensaje de usuario con texto (messages.{i}) llegó antes de los resultados: cuando la "
+            "API une los mensajes de usuario seguidos, el texto va primero en ese turno."),
+            step=e.step, api_error=e.error["message"])
     e = _error_with_rule(run, "17")
     if e is None:
         return None
@@ -204,6 +343,8 @@ def _rule15(run: CaseRun) -> tuple[Exchange, int, list[dict], list[dict]] | None
 
 
 def results_not_appended(run: CaseRun) -> Finding | None:
+    if _misplaced_assistant_turn(run) is not None:
+        return None  # appended, but before the assistant turn: missing-assistant-turn names it
     prefill = _error_with_rule(run, "13", "14")
     if prefill is not None and prefill.messages and any(
             b.get("type") == "tool_use" for b in _blocks_of(prefill.messages[-1])):
@@ -249,7 +390,8 @@ def split_tool_results(run: CaseRun) -> Finding | None:
 
 def missing_tool_result(run: CaseRun) -> Finding | None:
     found = _rule15(run)
-    if found is None or not found[3] or split_tool_results(run) is not None or "srvtoolu_" in found[0].error["message"]:
+    if (found is None or not found[3] or split_tool_results(run) is not None or "srvtoolu_" in found[0].error["message"]
+            or _text_message_before_results(run) is not None):
         return None
     e, index, _, _ = found
     return Finding("missing-tool-result", _ev(
@@ -311,15 +453,21 @@ def rebuilt_assistant_turn(run: CaseRun) -> Finding | None:
 
 
 def text_after_tool_result(run: CaseRun) -> Finding | None:
+    """Text after the tool_result blocks of the last user turn, judged on the turn as the API merges
+    it: a separate user message of text after the tool_result message is the same trailing text
+    (consecutive user turns are combined: SDK docstring of ``MessageCreateParams.messages``,
+    reference 3.2 rule 6)."""
     for e in run.journal.steps:
-        if not e.messages or not isinstance(e.messages[-1], dict) or e.messages[-1].get("role") != "user":
-            continue
-        kinds = [b.get("type") for b in _blocks_of(e.messages[-1])]
+        first, blocks = merged_last_user_turn(e.messages)
+        kinds = [b.get("type") for b in blocks]
         if "tool_result" in kinds and "text" in kinds[len(kinds) - kinds[::-1].index("tool_result"):]:
+            last = len(e.messages) - 1
+            where = f"messages.{last}" if first == last else f"messages.{first}-{last} (one turn once the API merges them)"
+            donde = f"messages.{last}" if first == last else f"messages.{first}-{last} (un solo turno cuando la API los une)"
             return Finding("text-after-tool-result", _ev(
-                f"At step {e.step} the user turn messages.{len(e.messages) - 1} added text after its tool_result blocks"
+                f"At step {e.step} the user turn {where} added text after its tool_result blocks"
                 + (": the model answered with an empty end_turn." if e.ok and not e.content else "."),
-                f"En el paso {e.step} el turno de usuario messages.{len(e.messages) - 1} añadió texto después de sus tool_result"
+                f"En el paso {e.step} el turno de usuario {donde} añadió texto después de sus tool_result"
                 + (": el modelo respondió con un end_turn vacío." if e.ok and not e.content else "."),),
                 step=e.step)
     return None
@@ -370,17 +518,34 @@ def resends_unchanged_request(run: CaseRun) -> Finding | None:
 
 
 def unhandled_stop_reason(run: CaseRun) -> Finding | None:
+    """A stop reason the loop has no branch for: it crashed looking it up (a dispatch table without
+    the key), went round again after ``model_context_window_exceeded`` or ``stop_sequence`` (a
+    controlled end), or returned the context window's cut text as if it were complete."""
+    crashed = lookup_crash(run)
+    if crashed is not None:
+        last = _last_ok(run)
+        return Finding("unhandled-stop-reason", _ev(
+            f"Step {last.step} ended with stop_reason {crashed} and the loop crashed with KeyError: {crashed!r} while "
+            "looking it up: its dispatch has no entry for this stop reason and no default that stops on purpose.",
+            f"El paso {last.step} terminó con stop_reason {crashed} y el bucle cayó con KeyError: {crashed!r} al "
+            "buscarlo: su tabla de despacho no tiene entrada para esta razón de detención ni un caso por defecto que "
+            "pare a propósito."),
+            step=last.step)
+    for reason in ("model_context_window_exceeded", "stop_sequence"):
+        found = _after(run, reason)
+        if found is not None and found[1]:
+            e, later = found
+            return Finding("unhandled-stop-reason", _ev(
+                f"Step {e.step} ended with {reason} and the loop kept going ({len(later)} more request(s))"
+                + (": stop_sequence is a controlled end, so return the text." if reason == "stop_sequence" else "."),
+                f"El paso {e.step} terminó con {reason} y el bucle siguió ({len(later)} petición(es) más)"
+                + (": stop_sequence es un fin controlado, así que devuelve el texto." if reason == "stop_sequence" else "."),),
+                step=later[0].step, api_error=next((x.error["message"] for x in later if x.error), None))
     found = _after(run, "model_context_window_exceeded")
     if found is None:
         return None
-    e, later = found
-    partial = _text(e.content)
-    if later:
-        return Finding("unhandled-stop-reason", _ev(
-            f"Step {e.step} ended with model_context_window_exceeded and the loop kept going ({len(later)} more request(s)).",
-            f"El paso {e.step} terminó con model_context_window_exceeded y el bucle siguió ({len(later)} petición(es) más)."),
-            step=later[0].step, api_error=next((x.error["message"] for x in later if x.error), None))
-    if _returned(run) and partial and _passed_off_as_answer(run):
+    e, _ = found
+    if _returned(run) and _passed_off_as_answer(run):
         return Finding("unhandled-stop-reason", _ev(
             f"Step {e.step} ended with model_context_window_exceeded and the loop returned the cut text as if it were complete.",
             f"El paso {e.step} terminó con model_context_window_exceeded y el bucle devolvió el texto cortado como si estuviera completo."),
@@ -456,9 +621,20 @@ def text_parsing_termination(run: CaseRun) -> Finding | None:
     return None
 
 
+def _own_text(run: CaseRun) -> bool:
+    """Whether the loop returned a non-empty ``str`` of its own: not any text the model wrote."""
+    said = returned_text(run)
+    if said is None or not said.strip():
+        return False
+    return said.strip() not in {_text(e.content).strip() for e in run.journal.steps if e.ok}
+
+
 def _stopped_on_tool_use_without_running(run: CaseRun) -> Exchange | None:
+    """The last step asked for tools, none ran, and the loop returned the model's text or nothing
+    (a text of the loop's own is a stop at its cap: :func:`iteration_cap_as_stop`)."""
     last = _last_ok(run)
-    if last is None or last.stop_reason != "tool_use" or not _returned(run) or _calls_at(run, last.step):
+    if (last is None or last.stop_reason != "tool_use" or not _returned(run) or _calls_at(run, last.step)
+            or _own_text(run)):
         return None
     return last
 
@@ -484,20 +660,52 @@ def no_text_means_done(run: CaseRun) -> Finding | None:
 
 
 def iteration_cap_as_stop(run: CaseRun) -> Finding | None:
+    """The loop returned while the model was still working (stop_reason ``tool_use``) and passed
+    what it returned off as the answer: after running the last step's tools, the model's text or
+    nothing; with or without running them, a completion claim of its own such as "Task
+    completed." (see :func:`_passed_off_as_answer`)."""
     last = _last_ok(run)
-    if (last is None or last.stop_reason != "tool_use" or not _returned(run) or not _calls_at(run, last.step)
-            or not _passed_off_as_answer(run)):
+    if last is None or last.stop_reason != "tool_use" or not _returned(run) or not _passed_off_as_answer(run):
         return None
+    if not _calls_at(run, last.step) and not _own_text(run):
+        return None  # the model's text or nothing, tools not run: has-text-means-done / no-text-means-done
+    said = safe_describe(run.returned)
     return Finding("iteration-cap-as-stop", _ev(
-        f"The loop returned after {len(run.journal.steps)} requests while the model was still working (step {last.step}: stop_reason tool_use), as if the task were done.",
-        f"El bucle devolvió tras {len(run.journal.steps)} peticiones mientras el modelo seguía trabajando (paso {last.step}: stop_reason tool_use), como si la tarea hubiera terminado."),
+        f"The loop returned {said} after {len(run.journal.steps)} requests while the model was still working (step {last.step}: stop_reason tool_use), as if the task were done.",
+        f"El bucle devolvió {said} tras {len(run.journal.steps)} peticiones mientras el modelo seguía trabajando (paso {last.step}: stop_reason tool_use), como si la tarea hubiera terminado."),
         step=last.step)
 
 
 # ------------------------------------------------------------------------------------ tools and guardrails
 
 
+def _error_never_sent(run: CaseRun) -> Any:
+    """The first failed tool call when the loop ended right after it (no later request at all), so
+    its ``tool_use`` never got a ``tool_result`` and the model never saw the error; else None."""
+    call = next((c for c in run.calls if c.error is not None), None)
+    if call is None or call.step is None:
+        return None
+    return call if not [e for e in run.journal.steps if e.step > call.step] else None
+
+
 def tool_error_crashes_loop(run: CaseRun) -> Finding | None:
+    """A tool's exception ended the loop, or the loop caught it and ended (an apology, a default
+    answer, its own exception) without ever sending the error back: the failing call's
+    ``tool_use`` is never answered, whatever the loop returns."""
+    swallowed = _error_never_sent(run) if not _is_tool_error(run) else None
+    if swallowed is not None:
+        outcome_en = ("returned " + safe_describe(run.returned) if run.exception is None
+                      else f"raised {type(run.exception).__name__}")
+        outcome_es = ("devolvió " + safe_describe(run.returned) if run.exception is None
+                      else f"lanzó {type(run.exception).__name__}")
+        return Finding("tool-error-crashes-loop", _ev(
+            f"The tool {swallowed.name} raised {type(swallowed.error).__name__}: {swallowed.error} at step {swallowed.step}; "
+            f"the loop {outcome_en} without sending the error back, so its tool_use never got a tool_result and the "
+            "model never learned the call failed.",
+            f"La herramienta {swallowed.name} lanzó {type(swallowed.error).__name__}: {swallowed.error} en el paso "
+            f"{swallowed.step}; el bucle {outcome_es} sin devolver el error, así que su tool_use nunca recibió un "
+            "tool_result y el modelo no supo que la llamada falló."),
+            step=swallowed.step)
     if not _is_tool_error(run):
         return None
     call = next(c for c in run.calls if c.error is not None)
