@@ -40,9 +40,6 @@ TEXT = {
         "target_help": "a Python file, optionally with :FUNCTION (default agent_loop, else consume)",
         "only_help": "comma-separated case names to run (default: all)",
         "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
-        "no_file": "no such file: {path}",
-        "no_function": "{path} has no function {name!r}; functions found: {found}",
-        "load_error": "could not load {path}: {error}",
         "quiz_help": "quiz yourself in the terminal, or export a handout or answer key",
         "topic_help": "topic id, or several separated by commas (default: every topic)",
         "exam_help": "exam mode: questions by topic weights, a pass mark, score by topic and a final review",
@@ -81,9 +78,6 @@ TEXT = {
         "target_help": "un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no consume)",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
         "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
-        "no_file": "no existe el archivo: {path}",
-        "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
-        "load_error": "no se pudo cargar {path}: {error}",
         "quiz_help": "ponte a prueba en la terminal, o exporta un cuestionario o sus soluciones",
         "topic_help": "id del tema, o varios separados por comas (por defecto: todos)",
         "exam_help": "modo examen: preguntas según el peso de cada tema, nota de corte, puntuación por tema y repaso final",
@@ -166,46 +160,20 @@ def _whole(text: str) -> int:
 
 def load_loop(target: str, lang: str = "en"):
     """The function named by ``FILE[:FUNCTION]`` (default ``agent_loop``, or ``consume`` when the file
-    has no ``agent_loop``), imported from the file.
+    has no ``agent_loop``), from a ``.py`` file or an ``.ipynb`` notebook
+    (``agentlab.grader._load.load_function``).
 
     Raises:
-        SystemExit: code 2, with a message naming the file, when it cannot be loaded.
+        SystemExit: code 2, with a message naming the file (and line) on stderr, when it cannot be loaded.
     """
-    import importlib.util
-    import inspect
-    import traceback
-    from pathlib import Path
+    from .grader._load import LoadError, load_function, split_target
 
-    t = TEXT[lang]
-    path_text, _, name = target.partition(":") if not Path(target).exists() else (target, "", "")
-    path = Path(path_text)
-    if not path.is_file():
-        print(t["no_file"].format(path=path), file=sys.stderr)
-        raise SystemExit(2)
-    module_name = f"agentlab_graded_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
+    path, name = split_target(target)
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - reported with the file and line
-        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        where = f"{frame.filename}:{frame.lineno}" if frame else str(path)
-        if isinstance(exc, SyntaxError):
-            where = f"{path}:{exc.lineno}"
-        print(t["load_error"].format(path=where, error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        return load_function(path, name)
+    except LoadError as exc:
+        print(exc.message(lang), file=sys.stderr)
         raise SystemExit(2) from None
-    finally:
-        sys.path.pop(0)
-    if not name:  # the default: agent_loop, else an Agent SDK consumer called consume
-        name = "agent_loop" if callable(getattr(module, "agent_loop", None)) or \
-            not callable(getattr(module, "consume", None)) else "consume"
-    loop = getattr(module, name, None)
-    if not callable(loop):
-        found = ", ".join(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module_name)
-        print(t["no_function"].format(path=path, name=name, found=found or "-"), file=sys.stderr)
-        raise SystemExit(2)
-    return loop
 
 
 def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None) -> int:
@@ -213,9 +181,9 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
 
     from .grader import grade
 
-    loop = load_loop(target, lang)
-    # What the loop prints goes to stderr, so --json output stays valid JSON.
+    # What the file and the loop print goes to stderr, so --json output stays valid JSON.
     with contextlib.redirect_stdout(sys.stderr):
+        loop = load_loop(target, lang)
         report = grade(loop, only=[n.strip() for n in only.split(",") if n.strip()] if only else None, lang=lang,
                        time_limit=time_limit)
     if as_json:
