@@ -236,8 +236,8 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
 # ------------------------------------------------------------------------------------- the workers
 
 
-def _work(conn: Any, path: str, function: str | None, only: list[str] | None, time_limit: float | None, lang: str,
-          output: str, scratch: str) -> None:
+def _work(conn: Any, path: str, shown: str, function: str | None, only: list[str] | None, time_limit: float | None,
+          lang: str, output: str, scratch: str) -> None:
     """A worker's body: load and grade one submission, send ``("loaded",)`` then ``("report", Report)``
     or ``("error", {lang: reason})`` to the parent."""
     os.setsid()  # its own process group: the parent can end it with everything it started
@@ -253,8 +253,8 @@ def _work(conn: Any, path: str, function: str | None, only: list[str] | None, ti
 
     try:
         loop = load_function(Path(path), function)
-    except LoadError as exc:
-        conn.send(("error", {lang: exc.message(lang) for lang in LANGUAGES}))
+    except LoadError as exc:  # named as the instructor named it, not by the absolute path the worker needs
+        conn.send(("error", {lang: exc.message(lang).replace(path, shown) for lang in LANGUAGES}))
         return
     except BaseException as exc:  # noqa: BLE001 - sys.exit() or KeyboardInterrupt at the file's top level
         conn.send(("error", _both("top_level_exit", error=f"{type(exc).__name__}({exc})")))
@@ -398,7 +398,7 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
                 output = os.path.join(work_dir, f"{index}.out")
                 scratch = tempfile.mkdtemp(prefix=f"{index}-", dir=work_dir)
                 process = ctx.Process(target=_work, name=f"agentlab-grade-{index}", daemon=False, args=(
-                    send, str(Path(sub.path).resolve()), sub.function, only_list, time_limit, sub_lang, output,
+                    send, str(Path(sub.path).resolve()), str(sub.path), sub.function, only_list, time_limit, sub_lang, output,
                     scratch))
                 with _plain_main():
                     process.start()
