@@ -331,6 +331,13 @@ def test_one_file_keeps_the_single_report_and_its_exit_codes(klass, capsys):
     assert code == 1 and "[loop-raised]" in out and "NotImplementedError: your code here" in out
 
 
+def test_one_file_that_exits_at_its_top_level_cannot_be_loaded(tmp_path, capsys):
+    path = tmp_path / "quits.py"
+    path.write_text("import sys\nsys.exit(0)\n", encoding="utf-8")
+    code, out, err = _main(capsys, "grade", str(path))
+    assert code == 2 and out == "" and f"{path}: its top level raised SystemExit(0)" in err
+
+
 # ------------------------------------------------------------------------------------ the single report
 
 

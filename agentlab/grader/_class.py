@@ -76,7 +76,6 @@ _ERRORS = {
         "load_timeout": "the submission's top level was still running after {seconds:g} s (a loop at the top level "
                         "of the file?): it was stopped before any grading",
         "grade_timeout": "grading was still running after {seconds:g} s and was stopped",
-        "top_level_exit": "the submission's top level raised {error}: a file to grade must only define functions",
         "loading": "loading", "grading": "being graded",
     },
     "es": {
@@ -86,8 +85,6 @@ _ERRORS = {
         "load_timeout": "el nivel superior de la entrega seguía en marcha tras {seconds:g} s (¿un bucle en el nivel "
                         "superior del archivo?): se detuvo antes de evaluar nada",
         "grade_timeout": "la evaluación seguía en marcha tras {seconds:g} s y se detuvo",
-        "top_level_exit": "el nivel superior de la entrega lanzó {error}: un archivo que se evalúa solo debe definir "
-                          "funciones",
         "loading": "cargaba", "grading": "evaluaba",
     },
 }
@@ -131,6 +128,7 @@ class Graded:
 
     @property
     def learner(self) -> str:
+        """The learner id."""
         return self.submission.learner
 
     @property
@@ -145,6 +143,7 @@ class Graded:
 
     @property
     def cases_passed(self) -> int:
+        """Cases passed (0 without a report)."""
         return sum(c.passed for c in self.report.cases) if self.report else 0
 
     @property
@@ -256,8 +255,9 @@ def _work(conn: Any, path: str, shown: str, function: str | None, only: list[str
     except LoadError as exc:  # named as the instructor named it, not by the absolute path the worker needs
         conn.send(("error", {lang: exc.message(lang).replace(path, shown) for lang in LANGUAGES}))
         return
-    except BaseException as exc:  # noqa: BLE001 - sys.exit() or KeyboardInterrupt at the file's top level
-        conn.send(("error", _both("top_level_exit", error=f"{type(exc).__name__}({exc})")))
+    except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt or the like raised by the file's top level
+        conn.send(("error", {lang: LoadError("top_level_exit", path=shown, error=f"{type(exc).__name__}({exc})")
+                             .message(lang) for lang in LANGUAGES}))
         return
     conn.send(("loaded",))
     try:

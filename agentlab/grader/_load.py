@@ -52,6 +52,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "load_error": "could not load {path}: {error}",
         "not_json": "{path} is not a notebook: {error}",
         "unsupported": "{path}: only .py files and .ipynb notebooks can be graded",
+        "top_level_exit": "{path}: its top level raised {error}: a file to grade must only define functions",
     },
     "es": {
         "no_file": "no existe el archivo: {path}",
@@ -59,6 +60,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "load_error": "no se pudo cargar {path}: {error}",
         "not_json": "{path} no es un cuaderno: {error}",
         "unsupported": "{path}: solo se pueden evaluar archivos .py y cuadernos .ipynb",
+        "top_level_exit": "{path}: su nivel superior lanzó {error}: un archivo que se evalúa solo debe definir funciones",
     },
 }
 """Learner-facing load errors, by language and key (the CLI prints them)."""
@@ -157,8 +159,9 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     Raises:
         LoadError: no such file; a notebook that is not JSON; any ``Exception`` raised by the top
             level, ``SyntaxError`` included (the message names ``FILE:LINE``; for a notebook
-            ``FILE [cell N]:LINE``, N counting every cell from 0); no function ``name``.
-            ``SystemExit`` and other ``BaseException`` raised by the top level propagate.
+            ``FILE [cell N]:LINE``, N counting every cell from 0); ``SystemExit`` raised by the
+            top level (``sys.exit()``); no function ``name``. Other ``BaseException``
+            (``KeyboardInterrupt``) propagate.
     """
     path = Path(path)
     if not path.is_file():
@@ -190,6 +193,8 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
                 spec.loader.exec_module(module)
     except LoadError:
         raise
+    except SystemExit as exc:  # sys.exit() at the top level: a load failure, not the end of the grader
+        raise LoadError("top_level_exit", path=path, error=f"SystemExit({exc.code!r})") from None
     except Exception as exc:  # noqa: BLE001 - reported with the file and line
         raise LoadError("load_error", path=_where(exc, str(path)), error=f"{type(exc).__name__}: {exc}") from None
     finally:
