@@ -91,9 +91,10 @@ def klass(tmp_path_factory) -> Path:
         inspect.getsource(specimens.run_one).replace("def run_one(", "def run_one_mine(", 1), encoding="utf-8")
     (root / "ines" / "loop.py").write_text(
         "from helpers import run_one_mine\n" + loop_file(specimens.specimen_missing_assistant_turn), encoding="utf-8")
-    for skipped in (".ipynb_checkpoints", "__pycache__", ".git"):
-        (root / skipped).mkdir()
+    for skipped in (".ipynb_checkpoints", "__pycache__", ".git", "venv/lib/python3.11/site-packages/x", "venv/bin"):
+        (root / skipped).mkdir(parents=True)
         (root / skipped / "ana-checkpoint.py").write_text("raise SystemExit(1)\n", encoding="utf-8")
+    (root / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
     (root / ".hidden.py").write_text("raise SystemExit(1)\n", encoding="utf-8")
     (root / "notes.txt").write_text("not a submission\n", encoding="utf-8")
     return root
@@ -128,6 +129,8 @@ def test_targets_name_files_functions_and_missing_paths(tmp_path, klass):
     subs = find_submissions([f"{klass / 'dario.py'}:my_loop", str(tmp_path / "nobody.py"), str(klass / "ana.py")],
                             function="agent_loop")
     assert [(s.learner, s.function) for s in subs] == [("dario", "my_loop"), ("nobody", "agent_loop"), ("ana", "agent_loop")]
+    assert [s.learner for s in find_submissions([str(klass / "ana.py"), str(klass), str(klass / "ana.py")])] == \
+        ["ana"] + [learner for learner in EXPECTED if learner != "ana"]  # a file named twice is graded once
     (tmp_path / "ana.ipynb").write_text(notebook("x = 1"), encoding="utf-8")
     (tmp_path / "ana.py").write_text("x = 1\n", encoding="utf-8")
     assert sorted(s.learner for s in find_submissions([str(tmp_path)])) == sorted(
@@ -310,6 +313,10 @@ def test_the_command_exits_0_only_when_every_submission_passed(klass, tmp_path, 
     code, out, err = _main(capsys, "grade", str(klass / "ana.py"), "--only", "end_turn", "--gradescope",
                            str(tmp_path / "results.json"))
     assert code == 0 and json.loads((tmp_path / "results.json").read_text())["score"] == 1.0  # one: the file itself
+    (tmp_path / "results").mkdir()  # Gradescope's /autograder/results/
+    assert _main(capsys, "grade", str(klass / "ana.py"), "--only", "end_turn", "--gradescope",
+                 str(tmp_path / "results"))[0] == 0
+    assert json.loads((tmp_path / "results" / "results.json").read_text())["tests"][0]["status"] == "passed"
     code, out, err = _main(capsys, "grade", str(klass / "ana.py"), str(tmp_path / "nobody.py"), "--only", "end_turn")
     assert code == 1 and re.search(r"^  nobody\s+NOT GRADED", out, re.M) and "no such file" in out
     (tmp_path / "empty").mkdir()

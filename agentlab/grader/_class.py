@@ -12,7 +12,8 @@ The outputs (class table, HTML, CSV gradebook, feedback files, Gradescope ``resu
 
 **Finding submissions** (:func:`find_submissions`). A file given by name is a submission. A folder
 is searched recursively for ``.py`` and ``.ipynb`` files, skipping hidden files and folders
-(``.ipynb_checkpoints``, ``.git``...) and ``__pycache__``. The learner id is the file's name
+(``.ipynb_checkpoints``, ``.git``...), ``__pycache__``, ``site-packages``, ``node_modules`` and
+virtual environments (a folder with a ``pyvenv.cfg``); a file named twice is graded once. The learner id is the file's name
 without its suffix (``alice.py`` -> ``alice``) for a file directly in the folder, and the name of
 the first sub-folder for a file below it (``bob/loop.py`` -> ``bob``: one folder per learner, as
 LMS exports and Gradescope lay them out). When a learner's folder holds several files, the ones
@@ -168,13 +169,19 @@ def learner_and_lang(name: str) -> tuple[str, str | None]:
     return (match["name"], match["lang"]) if match else (name, None)
 
 
+_NOT_SUBMISSIONS = ("__pycache__", "site-packages", "node_modules")
+
+
 def _skipped(part: str) -> bool:
-    return part.startswith(".") or part == "__pycache__"
+    return part.startswith(".") or part in _NOT_SUBMISSIONS
 
 
 def _files(folder: Path) -> list[Path]:
     found = []
     for root, dirs, files in os.walk(folder):
+        if "pyvenv.cfg" in files and Path(root) != folder:  # a virtual environment, not a learner
+            dirs[:] = []
+            continue
         dirs[:] = sorted(d for d in dirs if not _skipped(d))
         found += [Path(root) / f for f in sorted(files) if not _skipped(f) and Path(f).suffix in SUFFIXES]
     return found
@@ -226,6 +233,14 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
             for file in files:
                 own = learner if len(files) == 1 else f"{learner}/{file.relative_to(path / key).with_suffix('')}"
                 subs.append(Submission(own, file, name, lang))
+    seen: set[Path] = set()
+    unique = []
+    for sub in subs:  # the same file named twice (a.py a.py, or a file and its folder) is graded once
+        key = sub.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(sub)
+    subs = unique
     counts: dict[str, int] = {}
     for sub in subs:
         counts[sub.learner] = counts.get(sub.learner, 0) + 1

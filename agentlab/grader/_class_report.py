@@ -249,9 +249,14 @@ class ClassReport:
 
     def write_gradescope(self, path: str | Path, case_names: Sequence[str]) -> list[Path]:
         """Gradescope's ``results.json`` (:func:`gradescope_results`): with one submission, to
-        ``path``; with several, one ``<learner>.json`` per submission in the folder ``path``."""
+        ``path`` (``path/results.json`` when ``path`` is a folder); with several, one
+        ``<learner>.json`` per submission in the folder ``path``.
+
+        Returns:
+            The files written."""
         path = Path(path)
         if len(self.graded) == 1:
+            path = path / "results.json" if path.is_dir() else path
             path.parent.mkdir(parents=True, exist_ok=True)
             targets = [(self.graded[0], path)]
         else:
