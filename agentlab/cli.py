@@ -230,7 +230,7 @@ def _grade_class(args: argparse.Namespace) -> int:
     2 when nothing was found or ``--only`` names an unknown case."""
     from pathlib import Path
 
-    from .grader import CASE_NAMES, SDK_CASE_NAMES
+    from .grader import CASE_NAMES, SDK_CASE_NAMES, get_case
     from .grader._class import find_submissions, grade_class
     from .grader._class_report import ClassReport
 
@@ -239,8 +239,7 @@ def _grade_class(args: argparse.Namespace) -> int:
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
     unknown = [n for n in only or [] if n not in CASE_NAMES and n not in SDK_CASE_NAMES]
     if unknown:
-        print(f"unknown case {unknown[0]!r}; cases: {', '.join(CASE_NAMES)}", file=sys.stderr)
-        return 2
+        get_case(unknown[0])  # raises KeyError naming the cases, reported by main() with exit 2
     submissions = find_submissions(args.target, args.function)
     if not submissions:
         print(t["no_submissions"].format(targets=", ".join(args.target)), file=sys.stderr)
