@@ -188,12 +188,12 @@ def _whole(text: str) -> int:
 def load_loop(target: str, lang: str = "en"):
     """The function named by ``FILE[:FUNCTION]`` (default ``agent_loop``, or ``consume`` when the file
     has no ``agent_loop``), from a ``.py`` file or an ``.ipynb`` notebook
-    (``agentlab.grader._load.load_function``).
+    (``agentlab._load.load_function``).
 
     Raises:
         SystemExit: code 2, with a message naming the file (and line) on stderr, when it cannot be loaded.
     """
-    from .grader._load import LoadError, load_function, split_target
+    from ._load import LoadError, load_function, split_target
 
     path, name = split_target(target)
     try:
@@ -300,7 +300,7 @@ def _class_mode(args: argparse.Namespace) -> bool:
     """Several targets, a folder, or a class output asked for: grade as a class."""
     from pathlib import Path
 
-    from .grader._load import split_target
+    from ._load import split_target
 
     if len(args.target) > 1 or any((args.csv, args.html, args.feedback_dir, args.gradescope)):
         return True

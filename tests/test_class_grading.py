@@ -21,7 +21,7 @@ from agentlab.cli import main
 from agentlab.grader import grade
 from agentlab.grader._class import find_submissions, grade_class
 from agentlab.grader._class_report import CSV_COLUMNS, ClassReport, feedback_markdown, gradescope_results
-from agentlab.grader._load import LoadError, load_function, notebook_cells
+from agentlab._load import LoadError, load_function, notebook_cells
 from agentlab.loops import specimens
 
 nbformat = pytest.importorskip("nbformat")
@@ -152,6 +152,15 @@ def test_lesson_12s_learner_copy_loads_with_its_checks_skipped(tmp_path):
     path.write_text(lesson_12_learner_copy(filled=True), encoding="utf-8")
     assert grade(load_function(path), only=["end_turn", "refusal"]).passed
     assert grade(load_function(path, "loop_1"), only=["end_turn"]).passed
+
+
+def test_a_loaded_module_keeps_dataclasses_working_and_leaves_sys_modules_alone(tmp_path):
+    path = tmp_path / "typed.py"
+    path.write_text("from __future__ import annotations\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Step:\n"
+                    "    n: int = 1\n\n\ndef agent_loop(client, prompt, tools, run_tool):\n    return str(Step())\n",
+                    encoding="utf-8")
+    assert load_function(path)(None, "", [], None) == "Step(n=1)"
+    assert "agentlab_graded_typed" not in sys.modules  # pickled by value, never by a name only this process knows
 
 
 def test_load_errors_name_the_file_cell_and_line(tmp_path):

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .._i18n import LANGUAGES, language
-from ._load import DEFAULT_FUNCTIONS, SUFFIXES, LoadError, load_function, split_target
+from .._load import DEFAULT_FUNCTIONS, SUFFIXES, LoadError, load_function, split_target
 from ._report import Report
 
 __all__ = ["Graded", "Submission", "find_submissions", "grade_class", "learner_and_lang"]

@@ -3,7 +3,7 @@ notebook.
 
 ::
 
-    from agentlab.grader._load import LoadError, load_function
+    from agentlab._load import LoadError, load_function
     loop = load_function("alice.ipynb")                 # agent_loop, else consume
     loop = load_function("bob.py", "my_loop")
 
@@ -19,7 +19,9 @@ A **notebook** is loaded by running its code cells in order in one fresh module,
 ``display`` (IPython's) is available to the cells as a function that prints its arguments.
 
 Nothing here isolates the learner's code: its top level runs in the calling process (class
-grading calls this in a worker process of its own, ``agentlab.grader._class``).
+grading calls this in a worker process of its own, ``agentlab.grader._class``). The module
+imports nothing from ``agentlab.grader`` or ``agentlab.fake``, so a sandboxed child that may
+not see the cases or scenarios can use it to load a notebook too.
 
 Cargar la entrega de un alumno: la función que se evalúa, de un ``.py`` o de un cuaderno.
 """
@@ -145,8 +147,10 @@ def _where(exc: BaseException, fallback: str) -> str:
 
 def load_function(path: str | Path, name: str | None = None) -> Callable[..., Any]:
     """The function ``name`` of a submission file, after running the file's top level (a notebook:
-    its code cells, see :func:`notebook_cells`) in a fresh module registered in ``sys.modules``
-    as ``agentlab_graded_<stem>``, with the file's folder first on ``sys.path`` meanwhile.
+    its code cells, see :func:`notebook_cells`) in a fresh module ``agentlab_graded_<stem>``, with
+    the file's folder first on ``sys.path`` meanwhile. The module is in ``sys.modules`` only while
+    its top level runs (dataclasses look it up there): afterwards a function of it is pickled by
+    value, not by a module name no other process could import.
 
     Args:
         path: a ``.py`` file or an ``.ipynb`` notebook (any other suffix is run as Python).
@@ -169,7 +173,7 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     module_name = f"agentlab_graded_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
     module = types.ModuleType(module_name)
     module.__file__ = str(path)
-    sys.modules[module_name] = module
+    sys.modules[module_name] = module  # while its top level runs: dataclasses look their module up
     sys.path.insert(0, str(path.resolve().parent))
     try:
         if path.suffix == ".ipynb":
@@ -198,6 +202,8 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     except Exception as exc:  # noqa: BLE001 - reported with the file and line
         raise LoadError("load_error", path=_where(exc, str(path)), error=f"{type(exc).__name__}: {exc}") from None
     finally:
+        if sys.modules.get(module_name) is module:
+            del sys.modules[module_name]
         try:
             sys.path.remove(str(path.resolve().parent))
         except ValueError:  # the learner's code took it off already
