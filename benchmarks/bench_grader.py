@@ -72,8 +72,9 @@ def bench_class() -> None:
     from agentlab.grader._class import find_submissions, grade_class
     from agentlab.loops import specimens
 
-    header = ("from agentlab.loops.specimens import MAX_STEPS, MAX_TOKENS, MAX_TOOL_ERRORS, MODEL, "
-              "RETRY_MAX_TOKENS, run_one, text_of\n\n\n")
+    header = "".join([f"{name} = {getattr(specimens, name)!r}\n" for name in (
+        "MODEL", "MAX_TOKENS", "RETRY_MAX_TOKENS", "MAX_STEPS", "MAX_TOOL_ERRORS")]
+        + ["\n\n" + inspect.getsource(specimens.run_one), "\n\n" + inspect.getsource(specimens.text_of), "\n\n"])
     loops = [specimens.correct_loop, *specimens.SPECIMENS.values()]
     rss: list[int] = []
     with tempfile.TemporaryDirectory() as folder:

@@ -28,7 +28,10 @@ nbformat = pytest.importorskip("nbformat")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ONLY = ["end_turn", "failing_tool", "persistent_tool_errors"]
-HEADER = "from agentlab.loops.specimens import MAX_STEPS, MAX_TOKENS, MAX_TOOL_ERRORS, MODEL, RETRY_MAX_TOKENS, run_one, text_of\n\n\n"
+HEADER = "".join(  # what the specimens share, written into the file as a learner would have it
+    [f"{name} = {getattr(specimens, name)!r}\n" for name in ("MODEL", "MAX_TOKENS", "RETRY_MAX_TOKENS", "MAX_STEPS",
+                                                              "MAX_TOOL_ERRORS")]
+    + ["\n\n" + inspect.getsource(specimens.run_one), "\n\n" + inspect.getsource(specimens.text_of), "\n\n"])
 
 
 def loop_file(function) -> str:
