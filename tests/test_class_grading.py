@@ -222,6 +222,16 @@ def test_hostile_top_levels_fail_their_learner_only(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files)  # ...so the class folder is intact
 
 
+def test_reused_workers_grade_the_same_and_a_dead_one_is_replaced(klass, graded, tmp_path):
+    again = grade_class(find_submissions([str(klass)]), only=ONLY, lang="en", jobs=2, reuse=True)
+    assert [(g.learner, g.passed, g.tags, g.error) for g in again] == [(g.learner, g.passed, g.tags, g.error) for g in graded]
+    (tmp_path / "a_dies.py").write_text("import os\nos._exit(5)\n", encoding="utf-8")
+    (tmp_path / "b_good.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    (tmp_path / "c_good.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    result = grade_class(find_submissions([str(tmp_path)]), only=["end_turn"], jobs=1, reuse=True)
+    assert [g.passed for g in result] == [False, True, True] and "exit code 5" in result[0].error["en"]
+
+
 # ------------------------------------------------------------------------------------ the outputs
 
 

@@ -60,7 +60,7 @@ from .._i18n import LANGUAGES, language
 from .._load import DEFAULT_FUNCTIONS, SUFFIXES, LoadError, load_function, split_target
 from ._report import Report
 
-__all__ = ["Graded", "Submission", "find_submissions", "grade_class", "learner_and_lang"]
+__all__ = ["Graded", "Submission", "find_submissions", "grade_class", "grade_one", "learner_and_lang"]
 
 LOAD_LIMIT = 20.0
 """Seconds a submission's top level may run before its worker is killed (a top-level loop that never ends)."""
@@ -250,54 +250,85 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
 # ------------------------------------------------------------------------------------- the workers
 
 
-def _work(conn: Any, path: str, shown: str, function: str | None, only: list[str] | None, time_limit: float | None,
-          lang: str, output: str, scratch: str) -> None:
-    """A worker's body: load and grade one submission, send ``("loaded",)`` then ``("report", Report)``
-    or ``("error", {lang: reason})`` to the parent."""
-    os.setsid()  # its own process group: the parent can end it with everything it started
-    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.chdir(scratch)
+def grade_one(path: str, shown: str, function: str | None, only: list[str] | None, time_limit: float | None,
+              lang: str, send: Callable[[tuple], None]) -> None:
+    """Load and grade one submission in this process; ``send`` gets ``("loaded",)`` once the file's
+    top level has run, then ``("report", Report)`` or ``("error", {lang: reason})``.
+
+    This is the one place that decides where the learner's top level runs (here, with
+    :func:`agentlab._load.load_function`) and how the function is graded
+    (:func:`agentlab.grader.grade`). Workers may be reused (``grade_class(reuse=True)``) only when
+    nothing the learner's code does here can outlive the call, that is when the file is loaded in
+    the grader's isolated child rather than here."""
     from . import grade
 
     try:
         loop = load_function(Path(path), function)
     except LoadError as exc:  # named as the instructor named it, not by the absolute path the worker needs
-        conn.send(("error", {lang: exc.message(lang).replace(path, shown) for lang in LANGUAGES}))
+        send(("error", {lang: exc.message(lang).replace(path, shown) for lang in LANGUAGES}))
         return
     except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt or the like raised by the file's top level
-        conn.send(("error", {lang: LoadError("top_level_exit", path=shown, error=f"{type(exc).__name__}({exc})")
-                             .message(lang) for lang in LANGUAGES}))
+        send(("error", {lang: LoadError("top_level_exit", path=shown, error=f"{type(exc).__name__}({exc})")
+                        .message(lang) for lang in LANGUAGES}))
         return
-    conn.send(("loaded",))
+    send(("loaded",))
     try:
         report = grade(loop, only, lang=lang, time_limit=time_limit)
     except (KeyError, TypeError, ValueError, ImportError) as exc:  # the wrong shape, a case it has not
         text = str(exc.args[0]) if exc.args else type(exc).__name__
-        conn.send(("error", {lang: text for lang in LANGUAGES}))
+        send(("error", {lang: text for lang in LANGUAGES}))
         return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    conn.send(("report", report))
+    send(("report", report))
+
+
+def _work(conn: Any, only: list[str] | None, time_limit: float | None, reuse: bool) -> None:
+    """A worker's body: receive ``(path, shown, function, lang, output, scratch)`` tasks, grade each
+    with :func:`grade_one` (its output to the task's file, its working directory the task's
+    scratch folder), until ``None``; without ``reuse``, one task and out."""
+    os.setsid()  # its own process group: the parent can end it with everything it started
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        path, shown, function, lang, output, scratch = task
+        sys.stdout.flush()
+        sys.stderr.flush()
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        os.chdir(scratch)
+        grade_one(path, shown, function, only, time_limit, lang, conn.send)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if not reuse:
+            return
 
 
 @dataclass
-class _Slot:
+class _Task:
+    index: int
     sub: Submission
     lang: str
-    process: Any
-    conn: Any
     output: str
     scratch: str
     deadline: float
     started: float
     phase: str = "loading"
     result: tuple | None = None
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Any
+    task: _Task | None = None
 
 
 def _context():
@@ -344,9 +375,8 @@ def _tail(path: str) -> str:
 def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = None, *, lang: str | None = None,
                 time_limit: float | None = None, jobs: int | None = None,
                 on_done: Callable[[Graded, int, int], None] | None = None,
-                load_limit: float = LOAD_LIMIT) -> list[Graded]:
-    """Grade every submission with :func:`agentlab.grader.grade`, each in a worker process of its own,
-    ``jobs`` at a time.
+                load_limit: float = LOAD_LIMIT, reuse: bool = False) -> list[Graded]:
+    """Grade every submission with :func:`grade_one` in worker processes, ``jobs`` at a time.
 
     Args:
         submissions: from :func:`find_submissions`.
@@ -356,6 +386,11 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
         jobs: workers at a time (default: the machine's cores, ``os.cpu_count()``).
         on_done: called as ``on_done(graded, done, total)`` after each submission (a progress bar).
         load_limit: seconds a submission's top level may run (default :data:`LOAD_LIMIT`).
+        reuse: False (the default): a fresh worker per submission, so that nothing a learner's top
+            level did is seen by the next. True: ``jobs`` workers grade submission after
+            submission (a worker that dies or runs out of time is replaced), which pays a
+            grader's per-process start-up once per worker; only safe when :func:`grade_one` runs
+            no learner code in the worker.
 
     Returns:
         One :class:`Graded` per submission, in the order given. Never raises for anything a
@@ -373,92 +408,110 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
     jobs = max(1, jobs or os.cpu_count() or 1)
     results: dict[int, Graded] = {}
     pending = deque(enumerate(submissions))
-    running: dict[int, _Slot] = {}
+    workers: list[_Worker] = []
     ctx = _context()
     work_dir = tempfile.mkdtemp(prefix="agentlab-class-")
 
-    def finish(index: int, slot: _Slot) -> None:
-        slot.conn.close()
-        slot.process.join(1 if slot.result else 0)
-        if slot.process.is_alive():
-            _kill(slot.process)
+    def start_worker() -> _Worker:
+        mine, theirs = ctx.Pipe(duplex=True)
+        process = ctx.Process(target=_work, name="agentlab-grade-worker", daemon=False,
+                              args=(theirs, only_list, time_limit, reuse))
+        with _plain_main():
+            process.start()
+        theirs.close()
+        worker = _Worker(process, mine)
+        workers.append(worker)
+        return worker
+
+    def assign(worker: _Worker) -> None:
+        index, sub = pending.popleft()
+        sub_lang = sub.lang or class_lang
+        output = os.path.join(work_dir, f"{index}.out")
+        scratch = tempfile.mkdtemp(prefix=f"{index}-", dir=work_dir)
+        now = time.monotonic()
+        worker.task = _Task(index, sub, sub_lang, output, scratch, now + load_limit, now)
+        worker.conn.send((str(Path(sub.path).resolve()), str(sub.path), sub.function, sub_lang, output, scratch))
+
+    def retire(worker: _Worker, kill: bool) -> None:
+        if kill:
+            _kill(worker.process)
         else:
-            slot.process.join()
-            try:  # anything the submission left running in its process group
-                os.killpg(slot.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        graded = Graded(slot.sub, slot.lang, output=_tail(slot.output), seconds=time.monotonic() - slot.started)
-        kind, payload = slot.result if slot.result else ("error", None)
-        if kind == "report":
-            graded.report = payload
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+            worker.process.join(1)
+            if worker.process.is_alive():
+                _kill(worker.process)
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # what it left running in its group
+            os.killpg(worker.process.pid, signal.SIGKILL)
+        worker.conn.close()
+        workers.remove(worker)
+
+    def finish(worker: _Worker, error: dict[str, str] | None = None) -> None:
+        task = worker.task
+        worker.task = None
+        graded = Graded(task.sub, task.lang, output=_tail(task.output), seconds=time.monotonic() - task.started)
+        if error is None and task.result and task.result[0] == "report":
+            graded.report = task.result[1]
         else:
-            graded.error = payload or _died(slot)
-        shutil.rmtree(slot.scratch, ignore_errors=True)
-        try:
-            os.unlink(slot.output)
-        except OSError:
-            pass
-        results[index] = graded
-        del running[index]
+            graded.error = error or (task.result[1] if task.result else _died(worker.process, task.phase))
+        shutil.rmtree(task.scratch, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.unlink(task.output)
+        results[task.index] = graded
         if on_done:
             on_done(graded, len(results), len(submissions))
 
     try:
-        while pending or running:
-            while pending and len(running) < jobs:
-                index, sub = pending.popleft()
-                sub_lang = sub.lang or class_lang
-                receive, send = ctx.Pipe(duplex=False)
-                output = os.path.join(work_dir, f"{index}.out")
-                scratch = tempfile.mkdtemp(prefix=f"{index}-", dir=work_dir)
-                process = ctx.Process(target=_work, name=f"agentlab-grade-{index}", daemon=False, args=(
-                    send, str(Path(sub.path).resolve()), str(sub.path), sub.function, only_list, time_limit, sub_lang, output,
-                    scratch))
-                with _plain_main():
-                    process.start()
-                send.close()
-                now = time.monotonic()
-                running[index] = _Slot(sub, sub_lang, process, receive, output, scratch, now + load_limit, now)
-            now = time.monotonic()
-            timeout = max(0.0, min(s.deadline for s in running.values()) - now)
-            ready = set(wait([s.conn for s in running.values()] + [s.process.sentinel for s in running.values()],
-                             timeout))
-            for index, slot in list(running.items()):
-                if slot.conn in ready or slot.process.sentinel in ready:
+        while pending or any(w.task for w in workers):
+            for worker in [w for w in workers if w.task is None]:
+                if pending and reuse:
+                    assign(worker)
+                else:
+                    retire(worker, kill=False)
+            while pending and len(workers) < jobs:
+                assign(start_worker())
+            busy = [w for w in workers if w.task]
+            timeout = max(0.0, min(w.task.deadline for w in busy) - time.monotonic())
+            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
+            for worker in busy:
+                task = worker.task
+                if worker.conn in ready or worker.process.sentinel in ready:
                     try:
-                        while slot.conn.poll():
-                            message = slot.conn.recv()
+                        while task.result is None and worker.conn.poll():
+                            message = worker.conn.recv()
                             if message[0] == "loaded":
-                                slot.phase = "grading"
-                                slot.deadline = time.monotonic() + grade_budget
+                                task.phase = "grading"
+                                task.deadline = time.monotonic() + grade_budget
                             else:
-                                slot.result = message
-                    except (EOFError, OSError):  # the worker is gone: its sentinel says how
-                        if slot.result is None:
-                            slot.process.join(5)
-                            slot.result = ("error", _died(slot))
-                    if slot.result is not None or not slot.process.is_alive():
-                        finish(index, slot)
+                                task.result = message
+                    except (EOFError, OSError):  # the worker is gone: its exit code says how
+                        pass
+                    if task.result is not None:
+                        finish(worker)
                         continue
-                if time.monotonic() >= slot.deadline:
-                    seconds = load_limit if slot.phase == "loading" else grade_budget
-                    slot.result = ("error", _both("load_timeout" if slot.phase == "loading" else "grade_timeout",
-                                                  seconds=round(seconds)))
-                    finish(index, slot)
+                    if not worker.process.is_alive() or worker.process.sentinel in ready:
+                        worker.process.join(5)
+                        finish(worker, _died(worker.process, task.phase))
+                        retire(worker, kill=True)
+                        continue
+                if time.monotonic() >= task.deadline:
+                    seconds = load_limit if task.phase == "loading" else grade_budget
+                    retire(worker, kill=True)
+                    finish(worker, _both("load_timeout" if task.phase == "loading" else "grade_timeout",
+                                         seconds=round(seconds)))
     finally:
-        for slot in list(running.values()):
-            _kill(slot.process)
+        for worker in list(workers):
+            retire(worker, kill=worker.task is not None)
         shutil.rmtree(work_dir, ignore_errors=True)
     return [results[i] for i in range(len(submissions))]
 
 
-def _died(slot: _Slot) -> dict[str, str]:
-    code = slot.process.exitcode
+def _died(process: Any, phase: str) -> dict[str, str]:
+    code = process.exitcode
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = str(-code)
-        return _both("signal", name=name, phase=slot.phase)
-    return _both("exited", code=code, phase=slot.phase)
+        return _both("signal", name=name, phase=phase)
+    return _both("exited", code=code, phase=phase)
