@@ -25,17 +25,20 @@ helpers they may import; two such files become ``bob/loop`` and ``bob/loop2``.
 (``--lang``). The convention is on the name because the instructor controls names when
 collecting the work, and it reads the same for files, notebooks and folders.
 
-**Workers.** Each submission is loaded and graded in a worker process of its own (a
-``forkserver`` child with the grader already imported), at most ``jobs`` at a time (default: the
-machine's cores). A worker is its own process group, runs in a scratch working directory, and
-writes what the learner's code prints to a file the parent reads back (trimmed). The parent
-only waits, so whatever a submission does (``sys.exit`` or ``while True`` at its top level,
-``os._exit`` or a crash while graded) ends or hangs its own worker, is reported for that
-learner, and the others are still graded; a worker past its time budget is killed with its
-process group. Why not ``concurrent.futures.ProcessPoolExecutor``: one worker that dies breaks
-the whole pool, and a long-lived worker would carry one learner's top-level side effects into
-the next learner's grading. The grading itself is :func:`agentlab.grader.grade`, which may start
-its own child processes: workers are not daemonic, so it can.
+**Workers.** Each submission is loaded and graded by :func:`grade_one` in a worker process (a
+``forkserver`` child with the grader already imported and warmed), at most ``jobs`` at a time
+(default: the machine's cores). A worker is its own process group, runs each submission in a
+scratch working directory, and writes what the learner's code prints to a file the parent reads
+back (trimmed). The parent only waits, so whatever a submission does (``sys.exit`` or ``while
+True`` at its top level, ``os._exit`` or a crash while graded) ends or hangs its worker, is
+reported for that learner, and the others are still graded; a worker past its time budget is
+killed with its process group. By default a worker grades one submission and exits, because the
+file's top level runs in it; ``grade_class(reuse=True)`` keeps ``jobs`` workers grading
+submission after submission instead, which is right once :func:`grade_one` loads the file in the
+grader's isolated child (then a worker runs no learner code, and a grader that starts a server
+per process starts it once per worker). Why not ``concurrent.futures.ProcessPoolExecutor``: one
+worker that dies breaks the whole pool. The grading itself may start child processes of its
+own: workers are not daemonic, so it can.
 
 Evaluar una clase: encontrar las entregas y evaluarlas en paralelo, un proceso por entrega.
 """
