@@ -2,8 +2,11 @@
 
 - ``agentlab scenarios [--lang es] [--json] [--agent-sdk]`` lists the built-in scenarios of the fake
   (``--agent-sdk``: the fake CLI's, for ``agentlab.agent_sdk.fake_transport``);
-- ``agentlab grade FILE[:FUNCTION] [--json] [--lang es] [--only CASE,...]`` grades a loop and
-  exits 0 when every case passes, 1 otherwise, 2 when the file or function cannot be loaded;
+- ``agentlab grade FILE[:FUNCTION] [--json] [--lang es] [--only CASE,...]`` grades a loop (a ``.py``
+  file or an ``.ipynb`` notebook) and exits 0 when every case passes, 1 otherwise, 2 when the file
+  or function cannot be loaded; ``agentlab grade DIR|FILE... [--csv F] [--html F] [--feedback-dir D]
+  [--gradescope F] [--function NAME] [--jobs N]`` grades a class in parallel
+  (``agentlab.grader._class``) and exits 0 only when every submission loaded and passed, else 1;
 - ``agentlab quiz [--topic T] [--lang es] [--exam] [--n N] [--seed S] [--user NAME]`` runs a quiz
   in the terminal, reading the answers from stdin (``agentlab.quiz.terminal``); with
   ``--export handout|key [--format md|html] [--output FILE]`` it writes a printable handout or
@@ -36,15 +39,22 @@ TEXT = {
         "agent_sdk_help": "list the Agent SDK scenarios instead (for agentlab.agent_sdk.fake_transport)",
         "agent_sdk_header": "Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):",
         "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
+        "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, an Agent SDK "
                        "consumer, async def consume(messages) -> str, or a TypeScript loop, export async function "
                        "agentLoop(client, prompt, tools, runTool): Promise<string>"),
-        "target_help": ("a Python file, optionally with :FUNCTION (default agent_loop, else consume), or a .ts, .mts, "
-                        ".js or .mjs file, optionally with :EXPORT (default agentLoop; needs Node.js and npm ci)"),
+        "target_help": ("a .py file or .ipynb notebook, optionally with :FUNCTION (default agent_loop, else consume), "
+                        "a .ts, .mts, .js or .mjs file, optionally with :EXPORT (default agentLoop; needs Node.js and "
+                        "npm ci), or a folder of them; several (or a folder) grade a class"),
+        "function_help": "the function to grade in every file that does not name one (default agent_loop, else consume)",
+        "csv_help": "write the class gradebook as CSV to FILE",
+        "html_help": "write the class report (table and chart of the most common diagnoses) as HTML to FILE",
+        "feedback_help": "write one Markdown feedback file per learner, in the learner's language, to DIR",
+        "gradescope_help": ("write Gradescope's results.json to FILE (several submissions: one LEARNER.json each in "
+                            "the folder FILE)"),
+        "jobs_help": "submissions graded at a time (default: the machine's cores)",
+        "no_submissions": "no .py or .ipynb files found in: {targets}",
         "only_help": "comma-separated case names to run (default: all)",
         "grade_time_limit_help": "seconds each case may run before the loop is stopped (default 10)",
-        "no_file": "no such file: {path}",
-        "no_function": "{path} has no function {name!r}; functions found: {found}",
-        "load_error": "could not load {path}: {error}",
         "quiz_help": "quiz yourself in the terminal, or export a handout or answer key",
         "topic_help": "topic id, or several separated by commas (default: every topic)",
         "exam_help": "exam mode: questions by topic weights, a pass mark, score by topic and a final review",
@@ -81,14 +91,19 @@ TEXT = {
         "grade_help": ("evalúa un bucle de agente, agent_loop(client, prompt, tools, run_tool) -> str, un "
                        "consumidor del Agent SDK, async def consume(messages) -> str, o un bucle en TypeScript, "
                        "export async function agentLoop(client, prompt, tools, runTool): Promise<string>"),
-        "target_help": ("un archivo Python, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no consume), o un "
-                        "archivo .ts, .mts, .js o .mjs, opcionalmente con :EXPORT (por defecto agentLoop; necesita "
-                        "Node.js y npm ci)"),
+        "target_help": ("un archivo .py o un cuaderno .ipynb, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no "
+                        "consume), un archivo .ts, .mts, .js o .mjs, opcionalmente con :EXPORT (por defecto agentLoop; "
+                        "necesita Node.js y npm ci), o una carpeta de ellos; varios (o una carpeta) evalúan una clase"),
+        "function_help": "la función que se evalúa en cada archivo que no nombre una (por defecto agent_loop, si no consume)",
+        "csv_help": "escribe el libro de notas de la clase en CSV en FILE",
+        "html_help": "escribe el informe de la clase (tabla y gráfico de los diagnósticos más frecuentes) en HTML en FILE",
+        "feedback_help": "escribe una devolución en Markdown por alumno, en su idioma, en DIR",
+        "gradescope_help": ("escribe el results.json de Gradescope en FILE (varias entregas: un LEARNER.json cada una "
+                            "en la carpeta FILE)"),
+        "jobs_help": "entregas evaluadas a la vez (por defecto: los núcleos de la máquina)",
+        "no_submissions": "no se encontraron archivos .py ni .ipynb en: {targets}",
         "only_help": "nombres de casos separados por comas (por defecto: todos)",
         "grade_time_limit_help": "segundos que puede durar cada caso antes de detener el bucle (por defecto 10)",
-        "no_file": "no existe el archivo: {path}",
-        "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
-        "load_error": "no se pudo cargar {path}: {error}",
         "quiz_help": "ponte a prueba en la terminal, o exporta un cuestionario o sus soluciones",
         "topic_help": "id del tema, o varios separados por comas (por defecto: todos)",
         "exam_help": "modo examen: preguntas según el peso de cada tema, nota de corte, puntuación por tema y repaso final",
@@ -127,7 +142,13 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     scen.add_argument("--json", action="store_true", help=t["json_help"])
     scen.add_argument("--agent-sdk", action="store_true", help=t["agent_sdk_help"])
     grade = sub.add_parser("grade", help=t["grade_help"], description=t["grade_help"])
-    grade.add_argument("target", metavar="FILE[:FUNCTION]", help=t["target_help"])
+    grade.add_argument("target", nargs="+", metavar="FILE[:FUNCTION]|DIR", help=t["target_help"])
+    grade.add_argument("--function", default=None, metavar="NAME", help=t["function_help"])
+    grade.add_argument("--csv", default=None, metavar="FILE", help=t["csv_help"])
+    grade.add_argument("--html", default=None, metavar="FILE", help=t["html_help"])
+    grade.add_argument("--feedback-dir", default=None, metavar="DIR", help=t["feedback_help"])
+    grade.add_argument("--gradescope", default=None, metavar="FILE", help=t["gradescope_help"])
+    grade.add_argument("--jobs", type=_whole, default=None, metavar="N", help=t["jobs_help"])
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     grade.add_argument("--json", action="store_true", help=t["json_help"])
     grade.add_argument("--only", default=None, help=t["only_help"])
@@ -171,53 +192,30 @@ def _whole(text: str) -> int:
 
 def load_loop(target: str, lang: str = "en"):
     """The function named by ``FILE[:FUNCTION]`` (default ``agent_loop``, or ``consume`` when the file
-    has no ``agent_loop``), imported from the file.
+    has no ``agent_loop``), from a ``.py`` file or an ``.ipynb`` notebook
+    (``agentlab._load.load_function``).
 
     Raises:
-        SystemExit: code 2, with a message naming the file, when it cannot be loaded.
+        SystemExit: code 2, with a message naming the file (and line) on stderr, when it cannot be loaded.
     """
-    import importlib.util
-    import inspect
-    import traceback
-    from pathlib import Path
+    from ._load import LoadError, load_function, split_target
 
-    t = TEXT[lang]
-    path_text, _, name = target.partition(":") if not Path(target).exists() else (target, "", "")
-    path = Path(path_text)
-    if not path.is_file():
-        print(t["no_file"].format(path=path), file=sys.stderr)
-        raise SystemExit(2)
-    module_name = f"agentlab_graded_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
+    path, name = split_target(target)
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - reported with the file and line
-        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        where = f"{frame.filename}:{frame.lineno}" if frame else str(path)
-        if isinstance(exc, SyntaxError):
-            where = f"{path}:{exc.lineno}"
-        print(t["load_error"].format(path=where, error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        return load_function(path, name)
+    except LoadError as exc:
+        print(exc.message(lang), file=sys.stderr)
         raise SystemExit(2) from None
-    finally:
-        sys.path.pop(0)
-    if not name:  # the default: agent_loop, else an Agent SDK consumer called consume
-        name = "agent_loop" if callable(getattr(module, "agent_loop", None)) or \
-            not callable(getattr(module, "consume", None)) else "consume"
-    loop = getattr(module, name, None)
-    if not callable(loop):
-        found = ", ".join(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module_name)
-        print(t["no_function"].format(path=path, name=name, found=found or "-"), file=sys.stderr)
-        raise SystemExit(2)
-    return loop
 
 
-def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None) -> int:
+def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None,
+           function: str | None = None) -> int:
     import contextlib
 
     from .grader import TypeScriptError, grade, grade_typescript, is_typescript_target
 
+    if function and ":" not in target.replace("\\", "/").rsplit("/", 1)[-1]:
+        target = f"{target}:{function}"
     cases = [n.strip() for n in only.split(",") if n.strip()] if only else None
     if is_typescript_target(target):
         try:
@@ -227,15 +225,98 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
             print(exc.message(lang), file=sys.stderr)
             return 2
     else:
-        loop = load_loop(target, lang)
-        # What the loop prints goes to stderr, so --json output stays valid JSON.
+        # What the file and the loop print goes to stderr, so --json output stays valid JSON.
         with contextlib.redirect_stdout(sys.stderr):
+            loop = load_loop(target, lang)
             report = grade(loop, only=cases, lang=lang, time_limit=time_limit)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         report.print()
     return 0 if report.passed else 1
+
+
+def _grade_class(args: argparse.Namespace) -> int:
+    """``agentlab grade`` on several files or a folder: grade in parallel, print the class table
+    (or JSON), write the requested files. 0 when every submission loaded and passed, 1 otherwise,
+    2 when nothing was found or ``--only`` names an unknown case."""
+    from pathlib import Path
+
+    from .grader import CASE_NAMES, SDK_CASE_NAMES, get_case
+    from .grader._class import find_submissions, grade_class
+    from .grader._class_report import ClassReport
+
+    lang = args.lang
+    t = TEXT[lang]
+    only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+    unknown = [n for n in only or [] if n not in CASE_NAMES and n not in SDK_CASE_NAMES]
+    if unknown:
+        get_case(unknown[0])  # raises KeyError naming the cases, reported by main() with exit 2
+    submissions = find_submissions(args.target, args.function)
+    if not submissions:
+        print(t["no_submissions"].format(targets=", ".join(args.target)), file=sys.stderr)
+        return 2
+    with _progress(len(submissions)) as advance:
+        graded = grade_class(submissions, only, lang=lang, time_limit=args.time_limit, jobs=args.jobs,
+                             on_done=advance)
+    report = ClassReport(graded, lang)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        report.print()
+    written: list[Path] = []
+    try:
+        for option, write in ((args.csv, lambda p: p.write_text(report.to_csv(), encoding="utf-8")),
+                              (args.html, lambda p: p.write_text(report.to_html(), encoding="utf-8")),
+                              (args.feedback_dir, report.write_feedback),
+                              (args.gradescope, lambda p: report.write_gradescope(p, only or CASE_NAMES))):
+            if option:
+                path = Path(option)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write(path)
+                written.append(path)
+    except OSError as exc:
+        print(f"{exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(t["wrote"].format(path=path), file=sys.stderr)
+    return 0 if report.passed else 1
+
+
+class _progress:
+    """A progress bar on stderr while a class is graded; nothing when stderr is not a terminal.
+    Used as ``with _progress(total) as advance: ... advance(graded, done, total)``."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return lambda *_: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("agentlab grade", total=self.total)
+        return lambda graded, done, total: self.bar.update(task, completed=done, description=graded.learner)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _class_mode(args: argparse.Namespace) -> bool:
+    """Several targets, a folder, or a class output asked for: grade as a class."""
+    from pathlib import Path
+
+    from ._load import split_target
+
+    if len(args.target) > 1 or any((args.csv, args.html, args.feedback_dir, args.gradescope)):
+        return True
+    return split_target(args.target[0])[0].is_dir()
 
 
 def _scenarios(lang: str, as_json: bool, *, agent_sdk: bool = False) -> int:
@@ -350,7 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _scenarios(args.lang, args.json, agent_sdk=args.agent_sdk)
     if args.command == "grade":
         try:
-            return _grade(args.target, args.lang, args.json, args.only, args.time_limit)
+            if _class_mode(args):
+                return _grade_class(args)
+            return _grade(args.target[0], args.lang, args.json, args.only, args.time_limit, args.function)
         except (KeyError, TypeError) as exc:  # unknown case name in --only; a function of the wrong shape
             print(exc.args[0], file=sys.stderr)
             return 2

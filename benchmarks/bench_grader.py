@@ -6,12 +6,22 @@ Prints (run: ``python benchmarks/bench_grader.py``):
   on this 2-core machine), and the first, cold run (imports and the SDK's first-use costs);
 - the grader's overhead as a ratio against the bare fake calls it makes: every request the
   graded loop sent is replayed with ``client.messages.create`` on a fresh fake client, without
-  the grader's thread, spy, detectors or report.
+  the grader's thread, spy, detectors or report;
+- class grading (``agentlab.grader._class.grade_class``, what ``agentlab grade DIR`` runs): a
+  class of 100 submissions (the reference loop and every specimen, written out as files, in
+  turn), every case, one worker process per submission on the machine's cores: the wall time
+  (goal: at most 60 s on this 2-core machine) and the parent's peak RSS after each quarter of the
+  class (goal: flat; the reports are all it keeps).
 """
 
 from __future__ import annotations
 
+import inspect
+import os
+import resource
+import tempfile
 import time
+from pathlib import Path
 
 import anthropic
 
@@ -51,6 +61,41 @@ def main() -> None:
           f"(goal < 1000 ms), {cold * 1e3:.0f} ms cold (first call in a fresh process)")
     print(f"bare fake calls for the same requests: {bare * 1e3:.0f} ms; grader/bare ratio {graded / bare:.2f}x; "
           f"overhead per case {(graded - bare) / len(CASES) * 1e3:.2f} ms")
+    bench_class()
+
+
+CLASS_SIZE = 100
+
+
+def bench_class() -> None:
+    """Grade a class of CLASS_SIZE files in worker processes; print wall time and parent memory."""
+    from agentlab.grader._class import find_submissions, grade_class
+    from agentlab.loops import specimens
+
+    header = "".join([f"{name} = {getattr(specimens, name)!r}\n" for name in (
+        "MODEL", "MAX_TOKENS", "RETRY_MAX_TOKENS", "MAX_STEPS", "MAX_TOOL_ERRORS")]
+        + ["\n\n" + inspect.getsource(specimens.run_one), "\n\n" + inspect.getsource(specimens.text_of), "\n\n"])
+    loops = [specimens.correct_loop, *specimens.SPECIMENS.values()]
+    rss: list[int] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(CLASS_SIZE):
+            loop = loops[i % len(loops)]
+            source = inspect.getsource(loop).replace(f"def {loop.__name__}(", "def agent_loop(", 1)
+            Path(folder, f"learner{i:03d}.py").write_text(header + source, encoding="utf-8")
+        subs = find_submissions([folder])
+
+        def done(graded, n, total) -> None:
+            if n % (total // 4) == 0:
+                rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+        start = time.perf_counter()
+        graded = grade_class(subs, lang="en", on_done=done)
+        wall = time.perf_counter() - start
+    passed = sum(g.passed for g in graded)
+    errors = sum(g.error is not None for g in graded)
+    print(f"class of {len(graded)} submissions x {len(CASES)} cases, {os.cpu_count()} cores: {wall:.1f} s wall "
+          f"(goal <= 60 s; includes starting the worker server), {passed} passed, {errors} not graded; parent peak "
+          f"RSS after each quarter: {', '.join(f'{kb / 1024:.0f} MB' for kb in rss)} (goal: flat)")
 
 
 def _timed(fn) -> float:

@@ -5,6 +5,9 @@ JSON (``to_dict``) for instructors and CI."""
 from __future__ import annotations
 
 import html
+import re
+import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,16 +15,16 @@ from .._i18n import language
 from ._detect import FINDINGS, Finding
 from ._harness import NOT_RETURNED, CaseRun
 
-__all__ = ["CaseResult", "Report", "describe_finding"]
+__all__ = ["CaseResult", "FailureGroup", "Report", "describe_finding", "failure_groups", "finding_parts"]
 
 WORDS = {
     "en": {"passed": "passed", "failed": "FAILED", "api": "The API answered", "fix": "Fix", "note": "Note",
            "summary": "{ok} of {n} cases passed", "case": "case", "result": "result", "diagnosis": "diagnosis",
-           "detail": "explanation and fix",
+           "detail": "explanation and fix", "n_cases": "{n} cases",
            "title": "agentlab grade"},
     "es": {"passed": "superado", "failed": "FALLA", "api": "La API respondió", "fix": "Arreglo", "note": "Nota",
            "summary": "{ok} de {n} casos superados", "case": "caso", "result": "resultado", "diagnosis": "diagnóstico",
-           "detail": "explicación y arreglo",
+           "detail": "explicación y arreglo", "n_cases": "{n} casos",
            "title": "agentlab grade"},
 }
 
@@ -34,15 +37,74 @@ def _catalogue_text(tag: str, field_name: str, lang: str) -> str:
     return antipatterns.get(tag).text(field_name, lang)
 
 
+def finding_parts(finding: Finding, lang: str) -> tuple[str, str | None, str, str]:
+    """(evidence, API error text or None, what the fault is, fix) of a finding in ``lang``: the
+    evidence is about this run; the other two come from the catalogue (or :data:`FINDINGS`, which
+    has no explanation: "" then) and are the same for every case the tag fires on."""
+    explanation = _catalogue_text(finding.tag, "explanation", lang) if finding.tag not in FINDINGS else ""
+    fix = finding.fix[lang] if finding.fix else _catalogue_text(finding.tag, "fix", lang)
+    return finding.evidence[lang].rstrip(), finding.api_error, explanation.rstrip(), fix
+
+
 def describe_finding(finding: Finding, lang: str) -> tuple[str, str]:
     """(explanation, fix) of a finding in ``lang``: the evidence, the API's text, what the fault is."""
-    parts = [finding.evidence[lang]]
-    if finding.api_error:
-        parts.append(f'{WORDS[lang]["api"]}: "{finding.api_error}"')
-    if finding.tag not in FINDINGS:
-        parts.append(_catalogue_text(finding.tag, "explanation", lang))
-    fix = finding.fix[lang] if finding.fix else _catalogue_text(finding.tag, "fix", lang)
+    evidence, api_error, explanation, fix = finding_parts(finding, lang)
+    parts = [evidence]
+    if api_error:
+        parts.append(f'{WORDS[lang]["api"]}: "{api_error}"')
+    parts.append(explanation)
     return " ".join(p.rstrip() for p in parts if p), fix
+
+
+_IDS = re.compile(r"\b(srvtoolu|toolu)_[0-9A-Za-z]+")
+
+
+@dataclass
+class FailureGroup:
+    """The failed cases of a report that share a diagnosis, with what they share given once."""
+
+    tag: str
+    cases: list[str]
+    """Case names, in report order."""
+    evidence: list[tuple[list[str], str]]
+    """Each distinct evidence sentence with the cases it is about."""
+    api_errors: list[str]
+    """The API's distinct error texts (texts differing only in tool_use ids count as one)."""
+    explanation: str
+    """What the fault is ("" for the grader's own findings: timeout, loop-raised...)."""
+    fix: str
+
+
+def failure_groups(cases: list[CaseResult], lang: str) -> list[FailureGroup]:
+    """The failed cases grouped by diagnosis tag, in order of first appearance."""
+    groups: dict[str, FailureGroup] = {}
+    seen_api: dict[str, set[str]] = {}
+    for case in cases:
+        if case.passed or not case.findings:
+            continue
+        evidence, api_error, explanation, fix = finding_parts(case.findings[0], lang)
+        group = groups.get(case.diagnosis)
+        if group is None:
+            group = groups[case.diagnosis] = FailureGroup(case.diagnosis, [], [], [], explanation, fix)
+            seen_api[case.diagnosis] = set()
+        group.cases.append(case.name)
+        same = next((item for item in group.evidence if item[1] == evidence), None)
+        if same is None:
+            group.evidence.append(([case.name], evidence))
+        else:
+            same[0].append(case.name)
+        if api_error and _IDS.sub("…", api_error) not in seen_api[case.diagnosis]:
+            seen_api[case.diagnosis].add(_IDS.sub("…", api_error))
+            group.api_errors.append(api_error)
+    return list(groups.values())
+
+
+def _wrap(text: str, width: int | None, indent: str) -> list[str]:
+    if width is None:
+        return [indent + text]
+    # never split a word: tags, ids and quoted API texts stay whole (a longer word overflows)
+    return textwrap.wrap(text, width=max(width, len(indent) + 20), initial_indent=indent, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False) or [indent]
 
 
 @dataclass
@@ -135,20 +197,55 @@ class Report:
         w = WORDS[self.lang]
         return w["summary"].format(ok=sum(c.passed for c in self.cases), n=len(self.cases))
 
-    def to_text(self) -> str:
-        """Plain text: one line per case, then the explanation of each failure (and notes)."""
+    def _blocks(self, width: int | None) -> list[tuple[str, list[str]]]:
+        """The text report as (style, lines) blocks: the case lines, then one block per diagnosis
+        (its cases, each distinct evidence, the API's text, the explanation and the fix, each once),
+        then the notes. Styles: "title", "case-ok", "case-bad", "group", "body", "notes"."""
         w = WORDS[self.lang]
-        width = max((len(c.name) for c in self.cases), default=4)
-        lines = [f"{w['title']} {self.loop_name}: {self._summary()}"]
+        name_width = max((len(c.name) for c in self.cases), default=4)
+        blocks: list[tuple[str, list[str]]] = [("title", [f"{w['title']} {self.loop_name}: {self._summary()}"])]
         for c in self.cases:
             mark = w["passed"] if c.passed else w["failed"]
-            tag = f"  [{c.diagnosis}]" if c.diagnosis else ""
-            lines.append(f"  {c.name:<{width}}  {mark}{tag}")
-            if not c.passed:
-                lines.append(f"      {c.explanation}")
-            elif c.note:
-                lines.append(f"      {w['note']}: {c.note[self.lang]}")
-        return "\n".join(lines)
+            tag = f"  [{c.diagnosis}]" if c.diagnosis else (f"  ({w['note'].lower()})" if c.note else "")
+            blocks.append(("case-ok" if c.passed else "case-bad", [f"  {c.name:<{name_width}}  {mark}{tag}"]))
+        indent = "      "
+
+        def names(cases: list[str]) -> str:  # a long list is already in the case lines above
+            return ", ".join(cases) if len(cases) <= 3 else w["n_cases"].format(n=len(cases))
+
+        for group in failure_groups(self.cases, self.lang):
+            blocks.append(("group", _wrap(f"[{group.tag}] {names(group.cases)}", width, "  ")))
+            body: list[str] = []
+            for cases, evidence in sorted(group.evidence, key=lambda item: -len(item[0])):
+                prefix = f"{names(cases)}: " if len(group.evidence) > 1 else ""
+                body += _wrap(prefix + evidence, width, indent)
+            for api_error in group.api_errors:
+                body += _wrap(f'{w["api"]}: "{api_error}"', width, indent)
+            if group.explanation:
+                body += _wrap(group.explanation, width, indent)
+            body += _wrap(f"{w['fix']}: {group.fix}", width, indent)
+            blocks.append(("body", body))
+        notes = [line for c in self.cases if c.passed and c.note
+                 for line in _wrap(f"{w['note']} ({c.name}): {c.note[self.lang]}", width, "  ")]
+        if notes:
+            blocks.append(("notes", notes))
+        return blocks
+
+    def to_text(self, width: int | None = 80) -> str:
+        """Plain text: one line per case (``  NAME  FAILED  [tag]``), then each diagnosis once with
+        the cases it fired on, its evidence, the API's text, the explanation and the fix, then
+        the notes of passed cases.
+
+        Args:
+            width: characters per line the paragraphs are wrapped to (default 80; None: no
+                wrapping). Words are never split, so a tag or a quoted API text is never cut.
+        """
+        lines: list[str] = []
+        for style, block in self._blocks(width):
+            if style in ("title", "group", "notes"):
+                lines.append("")
+            lines += block
+        return "\n".join(lines[1:])
 
     def __str__(self) -> str:
         return self.to_text()
@@ -174,25 +271,30 @@ class Report:
         return (f"<div><p><b>{esc(w['title'])} {esc(self.loop_name)}: {esc(self._summary())}</b></p>"
                 f"<table style='text-align:left'>{head}{''.join(rows)}</table></div>")
 
-    def print(self) -> None:
-        """Print the report to the terminal with rich (colours, a table)."""
-        from rich.console import Console
-        from rich.table import Table
+    def print(self, file: Any = None) -> None:
+        """Print the report: in a terminal with rich (colours, wrapped to the terminal's width);
+        elsewhere (a pipe, a file) as :meth:`to_text` wrapped to ``COLUMNS`` (default 80).
 
-        w = WORDS[self.lang]
-        console = Console()
-        colour = "green" if self.passed else "red"
-        console.print(f"[bold]{w['title']} {self.loop_name}[/]: [{colour}]{self._summary()}[/]", soft_wrap=True)
-        table = Table(show_lines=True)
-        table.add_column(w["case"], no_wrap=True)
-        table.add_column(w["result"], no_wrap=True)
-        table.add_column(w["diagnosis"])
-        table.add_column(w["detail"])
-        for c in self.cases:
-            mark = f"[green]{w['passed']}[/]" if c.passed else f"[bold red]{w['failed']}[/]"
-            detail = c.explanation if not c.passed else (f"{w['note']}: {c.note[self.lang]}" if c.note else "")
-            table.add_row(c.name, mark, c.diagnosis or "", detail)
-        console.print(table)
+        Args:
+            file: where to print (default: ``sys.stdout``).
+        """
+        from rich.console import Console
+        from rich.text import Text
+
+        out = sys.stdout if file is None else file
+        console = Console(file=out)
+        if not console.is_terminal:
+            out.write(self.to_text(console.width) + "\n")
+            return
+        styles = {"title": "bold", "case-ok": "green", "case-bad": "bold red", "group": "bold", "body": "", "notes": ""}
+        for style, block in self._blocks(console.width - 1):
+            if style in ("group", "notes"):
+                console.print()
+            if style == "title":
+                console.print(Text(block[0], style="bold green" if self.passed else "bold red"))
+                continue
+            for line in block:
+                console.print(Text(line, style=styles[style]), overflow="ignore", crop=False, soft_wrap=True)
 
 
 def resolve_lang(lang: str | None) -> str:
