@@ -38,7 +38,6 @@ TEXT = {
         "header": "Built-in scenarios (use with agentlab.fake_client(NAME)):",
         "agent_sdk_help": "list the Agent SDK scenarios instead (for agentlab.agent_sdk.fake_transport)",
         "agent_sdk_header": "Agent SDK scenarios (use with agentlab.agent_sdk.fake_transport(NAME)):",
-        "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, or an Agent SDK "
         "grade_help": ("grade an agent loop, agent_loop(client, prompt, tools, run_tool) -> str, an Agent SDK "
                        "consumer, async def consume(messages) -> str, or a TypeScript loop, export async function "
                        "agentLoop(client, prompt, tools, runTool): Promise<string>"),
