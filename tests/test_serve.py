@@ -354,3 +354,25 @@ def test_raw_http_oddities_get_the_apis_shape_of_answer(server):
     # agentlab's own routes send a content-length too (no chunked framing for simple clients)
     answer = exchange(b"GET /agentlab/sessions HTTP/1.1\r\nHost: x\r\n\r\n")
     assert b"content-length:" in answer.lower() and b"transfer-encoding" not in answer.lower()
+
+
+def test_a_grading_app_serves_registered_keys_only_and_hides_its_sessions():
+    app = FakeApp(registered_only=True)
+    api = FakeAPI(get_scenario("weather"))
+    app.register("case-key", api)
+    with running(app) as server:
+        ok = served_client(server, "case-key").messages.create(**weather_request())
+        assert ok.stop_reason == "tool_use"
+        with pytest.raises(anthropic.AuthenticationError) as caught:
+            served_client(server, "weather", max_retries=0).messages.create(**weather_request())
+        assert caught.value.body["error"]["message"] == "invalid x-api-key"
+        for method, route in (("GET", "sessions"), ("GET", "journal?key=case-key"), ("POST", "reset?key=case-key")):
+            answer = httpx2.request(method, f"{server.base_url}/agentlab/{route}", headers={"x-api-key": "case-key"})
+            assert answer.status_code == 404, route
+        assert app.session("case-key").api is api, "nothing the loop can send removes its case's session"
+        tool = httpx2.post(f"{server.base_url}/agentlab/tool", headers={"x-api-key": "case-key"},
+                           json={"name": "get_weather", "input": {"city": "Paris"}})
+        assert tool.json() == {"content": "Weather in Paris: 95F, sunny"}
+        stranger = httpx2.post(f"{server.base_url}/agentlab/tool", headers={"x-api-key": "weather"},
+                               json={"name": "get_weather", "input": {"city": "Paris"}})
+        assert stranger.status_code == 401

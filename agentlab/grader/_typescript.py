@@ -467,7 +467,7 @@ def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Itera
     node = _node()
     root = _node_root([path for path, _ in modules])
 
-    app = FakeApp()
+    app = FakeApp(registered_only=True)  # the loop cannot list, read or reset its cases' sessions
     jobs: list[_Job] = []
     for index in range(len(modules)):
         for case in cases:

@@ -126,13 +126,18 @@ class FakeApp:
         runaway_after: passed to each new :class:`FakeAPI` (None: the scenario's own).
         on_exchange: called as ``on_exchange(session, exchange)`` after each request is
             answered (the CLI prints a line per exchange with it); its errors are ignored.
+        registered_only: serve only the keys bound with :meth:`register` (any other key gets the
+            API's 401 ``authentication_error`` "invalid x-api-key", reference 3.5) and only
+            ``POST /agentlab/tool`` of the ``/agentlab/`` routes: what the grader uses, so the
+            loop under test cannot list, read or reset the sessions of its cases.
 
     Raises:
         KeyError: unknown ``default_scenario`` name.
     """
 
     def __init__(self, default_scenario: str | Scenario = "generic", *, runaway_after: int | None = None,
-                 on_exchange: Listener | None = None) -> None:
+                 on_exchange: Listener | None = None, registered_only: bool = False) -> None:
+        self.registered_only = registered_only
         self.default_scenario = get_scenario(default_scenario) if isinstance(default_scenario, str) else default_scenario
         self.runaway_after = runaway_after
         self.on_exchange = on_exchange
@@ -170,10 +175,13 @@ class FakeApp:
 
         Raises:
             KeyError: ``scenario`` is not a built-in scenario name.
+            PermissionError: the app serves registered keys only and ``key`` is not one.
         """
         with self._lock:
             if key in self._registered:
                 return self._registered[key]
+            if self.registered_only:
+                raise PermissionError(key)
             if scenario is not None and scenario not in SCENARIOS:
                 raise KeyError(scenario)
             chosen, name = session_name(key, scenario)
@@ -236,7 +244,12 @@ class FakeApp:
         query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
         key = _api_key(headers, query)
         if path.startswith("/agentlab/"):
-            return self._agentlab(path, method, key, query, body)
+            if self.registered_only and path.rstrip("/") != "/agentlab/tool":
+                return _not_found(f"agentlab: no route {method} {path} while grading")
+            try:
+                return self._agentlab(path, method, key, query, body)
+            except PermissionError:
+                return _json(401, _error_body("authentication_error", "invalid x-api-key"))
         scenario = None
         if path.startswith(PREFIX):
             scenario, _, rest = path[len(PREFIX):].partition("/")
@@ -245,6 +258,8 @@ class FakeApp:
             session = self.session(key, scenario)
         except KeyError:
             return _not_found(f"agentlab: no scenario named {scenario!r} (GET /agentlab/sessions, or `agentlab scenarios`)")
+        except PermissionError:
+            return _json(401, _error_body("authentication_error", "invalid x-api-key"))
         raw_query = scope.get("query_string") or b""
         url = httpx2.URL(path=path, query=raw_query) if raw_query else httpx2.URL(path=path)
         request = httpx2.Request(method, url.copy_with(scheme="http", host="agentlab"), headers=raw_headers,
