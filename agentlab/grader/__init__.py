@@ -43,7 +43,7 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import (ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak, returned_text,
+from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, detect_all, error_streak, returned_text,
                       safe_describe)
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
@@ -113,13 +113,16 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
             f"El bucle seguía en marcha tras {run.case.time_limit:g} s sin llamar a la API para terminar.")))
     if run.returned is not NOT_RETURNED and type(run.returned) is not str:
         # From here on only the type is read: the value goes into the report as a safe description.
+        kind = type(run.returned)
+        foreign = type(kind) is type and issubclass(kind, ForeignValue)  # a TypeScript loop's value: its own words
+        evidence, fix = kind.returned_non_string(run.returned) if foreign else (None, None)
         said = safe_describe(run.returned)
         run = replace(run, returned=said)
         if not findings:
-            return verdict(run, [Finding("returned-non-string", _ev(
+            return verdict(run, [Finding("returned-non-string", evidence or _ev(
                 f"The loop returned {said}: agent_loop must return a str (a str subclass is not one).",
-                f"El bucle devolvió {said}: agent_loop debe devolver un str (una subclase de str no lo es)."))],
-                None, lang)
+                f"El bucle devolvió {said}: agent_loop debe devolver un str (una subclase de str no lo es)."),
+                fix=fix)], None, lang)
     if findings:
         return verdict(run, findings, None, lang)
 
