@@ -223,7 +223,7 @@ def grade(loop: Callable[..., Any] | str | os.PathLike[str], only: Iterable[str]
     if isinstance(loop, (str, os.PathLike)):
         if not is_typescript_target(loop):
             raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), or the path of "
-                            f"a TypeScript/JavaScript loop (.ts, .mts, .js, .mjs), not {os.fspath(loop)!r}")
+                            f"a TypeScript/JavaScript loop (.ts, .mts, .cts, .js, .mjs, .cjs), not {os.fspath(loop)!r}")
         return grade_typescript(loop, only, lang=lang, time_limit=time_limit)
     if is_sdk_consumer(loop):
         return grade_sdk(loop, only, lang=lang, time_limit=time_limit)

@@ -30,8 +30,17 @@ from its journal, tool calls and outcome, with the thrown error mapped to its Py
 
 A case that runs past its time limit (the case's ``time_limit``, 10 s, or ``time_limit=``) has
 its Node.js process group killed and is marked ``timed_out``; Node.js is started again for the
-cases left. The process group is always killed at the end, and every wait has a time limit, so
+cases left. A loop that ends Node.js (``process.exit``, a signal, a crash) fails that case as
+``exited``. The process group is always killed at the end, and every wait has a time limit, so
 no loop hangs the grader.
+
+Containment (issue 11): the protocol goes over a private pipe, its lines carry a secret mark
+given on stdin (read before any learner module loads; not in argv or the environment, which
+``/proc`` shows), and only the message expected next for the running case counts; anything else
+is ignored. Node.js runs under its permission model (see :func:`_permission_flags`): files are
+written only in a scratch folder, and the loop cannot start processes, workers or module hooks
+(ERR_ACCESS_DENIED). ``PR_SET_PDEATHSIG`` kills Node.js when the grader dies. What the loop
+prints is passed through with a bound per line and in all (:data:`MAX_LINE`, :data:`MAX_PASSED`).
 
 Needs Node.js 20.6+ and the packages of the checkout's ``package.json`` (``npm ci``, which
 ``python3 tasks.py setup`` runs). Without them :class:`TypeScriptError` says how to install them.
@@ -594,6 +603,12 @@ def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Itera
         KeyError: an unknown case name in ``only``.
         ValueError: ``time_limit`` is not a positive number.
     """
+    return _grade_files(list(targets), only, lang=lang, time_limit=time_limit)
+
+
+def _grade_files(targets: list[str | os.PathLike[str]], only: Iterable[str] | str | None, *, lang: str | None,
+                 time_limit: float | None) -> list[Report]:
+    """Grade ``targets`` in one Node.js process (see :func:`grade_typescript_many`)."""
     from .. import grader
     from ..fake._api import FakeAPI
     from ..serve import FakeApp, running
@@ -737,4 +752,4 @@ def grade_typescript(target: str | os.PathLike[str], only: Iterable[str] | str |
                      lang: str | None = None, time_limit: float | None = None) -> Report:
     """Grade one TypeScript/JavaScript loop, ``FILE[:EXPORT]``, in a Node.js process of its own;
     see :func:`grade_typescript_many` for the arguments, the return value and the errors."""
-    return grade_typescript_many([target], only, lang=lang, time_limit=time_limit)[0]
+    return _grade_files([target], only, lang=lang, time_limit=time_limit)[0]
