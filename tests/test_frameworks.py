@@ -23,6 +23,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import httpx2
 import jsonschema
 import pydantic
 import pytest
@@ -566,7 +567,8 @@ def test_readme_curl_commands_carry_the_headers_the_api_requires() -> None:
 def test_readme_curl_json_gets_a_tool_use_turn(server) -> None:
     command = readme_curl_commands()[0]
     outputs = {}
-    for route, key in [("python", "curl-json-python"), ("curl", "curl-json")]:
+    for route, key in [("python", "curl-json"), ("curl", "curl-json")]:
+        httpx2.post(f"{server.base_url}/agentlab/reset", params={"key": key})  # each route on a fresh session
         env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key}
         if route == "curl" and shutil.which("curl") is None:
             continue  # .ci/run reports a missing curl; the request itself was sent by the Python route
@@ -578,7 +580,7 @@ def test_readme_curl_json_gets_a_tool_use_turn(server) -> None:
         [step] = message_steps(http_journal(server, key))
         assert step["status"] == 200 and step["response"] == message
     if "curl" in outputs:
-        assert outputs["curl"] == outputs["python"]  # same request, fresh session: same bytes
+        assert outputs["curl"] == outputs["python"]  # same request, same key, fresh session: same bytes
 
 
 def sse_events(raw: str) -> list[tuple[str, dict]]:
@@ -592,7 +594,8 @@ def sse_events(raw: str) -> list[tuple[str, dict]]:
 def test_readme_curl_stream_gets_server_sent_events(server) -> None:
     command = readme_curl_commands()[1]
     outputs = {}
-    for route, key in [("python", "curl-stream-python"), ("curl", "curl-stream")]:
+    for route, key in [("python", "curl-stream"), ("curl", "curl-stream")]:
+        httpx2.post(f"{server.base_url}/agentlab/reset", params={"key": key})  # each route on a fresh session
         env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key}
         if route == "curl" and shutil.which("curl") is None:
             continue

@@ -48,15 +48,20 @@ def served_client(server, key, **kw):
 
 # ------------------------------------------------------------------ the same answers as in-process
 
-def test_a_served_loop_gets_the_same_messages_as_the_in_process_one(server):
+def test_a_served_loop_gets_the_same_messages_as_the_in_process_one():
+    with running() as server:  # a fresh server: the session named "weather" gives the in-process ids
+        _same_messages(server)
+
+
+def _same_messages(server):
     local = agentlab.fake_client("weather")
-    remote = served_client(server, "weather:same-as-local")
+    remote = served_client(server, "weather")
     scenario = get_scenario("weather")
     assert agent_loop(local, scenario.prompt, list(scenario.tools), scenario.run_tool) == \
         agent_loop(remote, scenario.prompt, list(scenario.tools), scenario.run_tool)
     here = [e.to_dict() for e in agentlab.journal(local)]
-    there = httpx2.get(f"{server.base_url}/agentlab/journal", params={"key": "weather:same-as-local"}).json()
-    assert there["session"] == "weather:same-as-local" and there["scenario"] == "weather"
+    there = httpx2.get(f"{server.base_url}/agentlab/journal", params={"key": "weather"}).json()
+    assert there["session"] == "weather" and there["scenario"] == "weather"
     assert [e["response"] for e in there["exchanges"]] == [e["response"] for e in here]
     assert [e["request"] for e in there["exchanges"]] == [e["request"] for e in here]
     assert [e["response"]["stop_reason"] for e in there["exchanges"]] == ["tool_use", "end_turn"]
@@ -66,7 +71,8 @@ def test_streams_are_the_same_sse_bytes(server):
     body = json.dumps(weather_request(stream=True)).encode()
     local = FakeAPI(get_scenario("weather")).handle(httpx2.Request(
         "POST", "http://agentlab/v1/messages", headers={**HEADERS}, content=body))
-    remote = httpx2.post(f"{server.base_url}/v1/messages", headers={**HEADERS, "x-api-key": "weather:sse"}, content=body)
+    with running() as fresh:  # the session named "weather" has the in-process ids
+        remote = httpx2.post(f"{fresh.base_url}/v1/messages", headers=HEADERS, content=body)
     assert remote.status_code == 200
     assert remote.headers["content-type"].startswith("text/event-stream")
     assert remote.content == local.content
@@ -138,9 +144,8 @@ def test_a_runaway_loop_gets_a_400_it_cannot_retry(server):
     assert details["error_code"] == "runaway_loop" and details["scope"] == "run"
     assert "agentlab RunawayLoop" in caught.value.body["error"]["message"]
     assert caught.value.response.headers["x-should-retry"] == "false"
-    # every later request of that session gets it again; another key starts afresh
-    with pytest.raises(anthropic.BadRequestError):
-        client.messages.create(**request)
+    # a served session is shared by many clients: the same first message alone starts a new run
+    assert client.messages.create(**request).stop_reason == "tool_use"
     assert served_client(server, "stuck_model:fresh").messages.create(**request).stop_reason
 
 
@@ -231,7 +236,8 @@ def test_concurrent_clients_each_get_their_own_conversation_state(server):
         t.join(60)
     assert results == {i: expected for i in range(6)}
     journals = [server.journal(f"long_task:learner{i}") for i in range(6)]
-    assert len({tuple(e.response["id"] for e in j.steps) for j in journals}) == 1, "each session has its own ids"
+    assert len({tuple(e.response["id"] for e in j.steps) for j in journals}) == 6, "each session has its own ids"
+    assert len({tuple(e.stop_reason for e in j.steps) for j in journals}) == 1, "and the same run"
     assert all(len(j.steps) == len(journals[0].steps) for j in journals)
 
 
@@ -376,3 +382,92 @@ def test_a_grading_app_serves_registered_keys_only_and_hides_its_sessions():
         stranger = httpx2.post(f"{server.base_url}/agentlab/tool", headers={"x-api-key": "weather"},
                                json={"name": "get_weather", "input": {"city": "Paris"}})
         assert stranger.status_code == 401
+
+
+def test_sessions_that_are_not_the_scenarios_own_name_get_their_own_request_ids(server):
+    ids = {key: served_client(server, key).messages.with_raw_response.create(**weather_request()).headers["request-id"]
+           for key in ("weather:ids-a", "weather:ids-b", "sk-ant-ids")}
+    assert len(set(ids.values())) == 3
+    again = httpx2.post(f"{server.base_url}/agentlab/reset", params={"key": "weather:ids-a"})
+    assert again.json() == {"reset": True}
+    assert served_client(server, "weather:ids-a").messages.with_raw_response.create(
+        **weather_request()).headers["request-id"] == ids["weather:ids-a"], "same key, same ids: still deterministic"
+
+
+def test_many_clients_may_run_the_same_conversation_on_one_key(server):
+    """A class running the guide's loop again and again on one key: no runaway (in-process, the
+    tenth restart of a conversation on one client is one)."""
+    scenario = get_scenario("docs_search")
+    for _ in range(120):
+        client = served_client(server, "docs_search:class", max_retries=0)
+        assert isinstance(agent_loop(client, scenario.prompt, list(scenario.tools), scenario.run_tool), str)
+
+
+def test_a_runaway_over_http_ends_that_run_only(server):
+    scenario = get_scenario("stuck_model")
+    client = served_client(server, "stuck_model:not-sticky", max_retries=0)
+    request = {"model": "claude-sonnet-5", "max_tokens": 256, "tools": list(scenario.tools),
+               "messages": [{"role": "user", "content": scenario.prompt}]}
+    with pytest.raises(anthropic.BadRequestError):
+        for _ in range(200):
+            client.messages.create(**request)
+    other = {**request, "messages": [{"role": "user", "content": "Another task"}]}
+    assert client.messages.create(**other).stop_reason, "another conversation on the key goes on"
+
+
+def test_reading_a_journal_never_makes_a_session(server):
+    answer = httpx2.get(f"{server.base_url}/agentlab/journal", params={"key": "wheather"})
+    assert answer.status_code == 404 and "no session" in answer.json()["error"]["message"]
+    hidden = httpx2.get(f"{server.base_url}/agentlab/journal", params={"key": "sk-ant-secret-typo"})
+    assert "sk-ant" not in hidden.text
+    names = [s["name"] for s in httpx2.get(f"{server.base_url}/agentlab/sessions").json()["sessions"]]
+    assert "wheather" not in names and not any("secret" in n for n in names)
+
+
+def test_a_key_that_is_not_ascii_names_the_same_session_in_the_header_and_the_query(server):
+    body = json.dumps(weather_request()).encode()
+    sent = httpx2.post(f"{server.base_url}/v1/messages", content=body,
+                       headers=[(b"x-api-key", "weather:café".encode()), (b"anthropic-version", b"2023-06-01"),
+                                (b"content-type", b"application/json")])
+    assert sent.status_code == 200
+    journal = httpx2.get(f"{server.base_url}/agentlab/journal", params={"key": "weather:café"})
+    assert journal.status_code == 200 and len(journal.json()["exchanges"]) == 1
+
+
+def test_ipv6_loopback_with_or_without_brackets():
+    with running(host="[::1]") as server:
+        assert server.base_url.startswith("http://[::1]:") and "[[" not in server.base_url
+        assert httpx2.get(f"{server.base_url}/agentlab/sessions").status_code == 200
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_agentlab_serve_refuses_a_port_that_is_not_one(port):
+    done = subprocess.run([sys.executable, "-m", "agentlab", "serve", "--port", port], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "port" in done.stderr
+
+
+def test_agentlab_serve_stops_cleanly_on_sigterm_too():
+    proc = _cli("serve", "--port", "0", "--quiet")
+    try:
+        url = finishes(proc.stdout.readline, 30).split(" on ")[1].split()[0]
+        assert httpx2.get(f"{url}/agentlab/sessions").status_code == 200
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "agentlab serve stopped." in out and "Traceback" not in err
+    finally:
+        proc.kill()
+
+
+def test_agentlab_journal_reads_a_path_prefix_session_from_the_base_url(server):
+    client = anthropic.Anthropic(base_url=f"{server.base_url}/scenario/refusal", api_key="my-key")
+    assert client.messages.create(**weather_request()).stop_reason == "refusal"
+    done = subprocess.run([sys.executable, "-m", "agentlab", "journal", "my-key", "--url",
+                           f"{server.base_url}/scenario/refusal"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HTTP_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"})
+    assert done.returncode == 0, done.stderr
+    assert "stop_reason=refusal" in done.stdout
+    missing = subprocess.run([sys.executable, "-m", "agentlab", "journal", "nobody", "--url", server.base_url],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no session" in missing.stderr and "cannot reach" not in missing.stderr

@@ -446,3 +446,25 @@ def test_lesson_09_mystery_loop_gets_its_six_tags():
         "stuck_model": "iteration-cap-as-stop",  # `return "Done."` after twenty turns
     }
     assert len(set(_diagnoses(report).values())) == 6
+
+
+def test_an_answer_written_in_the_code_after_a_token_request_is_wrong_answer():
+    """A loop that makes one request and then returns the case's answer from a table (the answers
+    are public: the catalogue, the README) never let the model finish: every finish case fails."""
+    from agentlab.grader import CASES
+
+    answers = {case.scenario.prompt: case.answer_contains for case in CASES}
+
+    def token_request(client, prompt, tools, run_tool):
+        reply = client.messages.create(model="claude-sonnet-5", max_tokens=1024, tools=tools,
+                                       messages=[{"role": "user", "content": prompt}])
+        if answers.get(prompt):
+            return f"Answer: {answers[prompt]}"
+        raise RuntimeError(f"stopped: {reply.stop_reason}")
+
+    finish = [case.name for case in CASES if case.expect == "finish"]
+    report = agentlab.grade(token_request, only=finish)
+    multi_step = [r for r in report.cases if r.name not in ("says_done",)]
+    assert all(not r.passed and r.diagnosis in ("wrong-answer", "ignores-pause-turn") for r in multi_step), \
+        [(r.name, r.diagnosis) for r in report.cases]
+    assert any("never gave it" in r.explanation for r in report.cases)

@@ -138,11 +138,22 @@ class FakeAPI:
         scenario: what the simulated model says.
         runaway_after: override of ``scenario.runaway_after`` (requests allowed past the
             scenario's need before :class:`~agentlab.RunawayLoop` is raised).
+        shared: True for a fake that many independent clients share (``agentlab serve``: every
+            process that sends one API key): only the ``"run"`` scope of the runaway guard
+            applies (a conversation started again and again, and the client-wide cap, are what
+            many clients do, not one loop), and a runaway is not sticky: the request that goes
+            past the limit, and the rest of that run, get it, while a new run of the same
+            conversation (its first message alone) starts afresh. Default False: one client, one
+            kernel, where the guard must also stop a loop that catches ``BaseException``.
+        id_seed: the seed of the ids (``msg_``, ``toolu_``, ``req_``...; default the scenario's
+            name, so the same scenario gives the same ids on every client).
     """
 
-    def __init__(self, scenario: Scenario, *, runaway_after: int | None = None) -> None:
+    def __init__(self, scenario: Scenario, *, runaway_after: int | None = None, shared: bool = False,
+                 id_seed: str | None = None) -> None:
         self.scenario = scenario
-        self.ids = IdFactory(scenario.name)
+        self.shared = shared
+        self.ids = IdFactory(scenario.name if id_seed is None else id_seed)
         self.ledger = ThinkingLedger()
         self.cache = PromptCache()
         self._memo = PrefixMemo()
@@ -343,7 +354,7 @@ class FakeAPI:
         key, starts = self._conversation_key(body)
         conversation = self._conversations.get(key) or _Conversation()
         _remember(self._conversations, key, conversation)
-        if starts and conversation.last_stop in _FINISHED:
+        if starts and (conversation.last_stop in _FINISHED or (self.shared and conversation.used > self.request_limit)):
             conversation.used = 0
         conversation.used += 1
         conversation.total += 1
@@ -353,13 +364,16 @@ class FakeAPI:
         if conversation.used > self.request_limit:
             args: tuple[Any, ...] = (conversation.used, self.request_limit, _RUNAWAY_HINT[language()])
             scope = "run"
+        elif self.shared:
+            return
         elif conversation.total > RUNS_PER_CONVERSATION * self.request_limit:
             args, scope = (conversation.total, RUNS_PER_CONVERSATION * self.request_limit), "conversation"
         elif self._requests_total > self.client_limit:
             args, scope = (self._requests_total, self.client_limit), "client"
         else:
             return
-        self._runaway = (args, scope)
+        if not self.shared:
+            self._runaway = (args, scope)
         messages = body.get("messages") if isinstance(body, dict) else None
         self.journal.append(Exchange(
             index=self.journal.next_index, endpoint="messages", request=body,

@@ -43,8 +43,8 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
-from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, detect_all, error_streak, returned_text,
-                      safe_describe)
+from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, _text, detect_all, error_streak,
+                      returned_text, safe_describe)
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
 from ._report import CaseResult, Report, resolve_lang, verdict
 from ._typescript import TypeScriptError, grade_typescript, grade_typescript_many, is_typescript_target
@@ -53,6 +53,10 @@ from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, i
 __all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
            "TypeScriptError", "grade", "grade_sdk", "grade_typescript", "grade_typescript_many", "get_case", "get_sdk_case",
            "is_sdk_consumer", "judge"]
+
+
+_FINISHED = ("end_turn", "stop_sequence")
+"""Stop reasons after which the model's text is its final answer."""
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
@@ -183,6 +187,18 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
             f"The loop returned {said!r:.120}, which is not the final answer (it should mention {answer!r}).",
             f"El bucle devolvió {said!r:.120}, que no es la respuesta final (debería mencionar {answer!r})."))],
             None, lang)
+    if (run.case.expect == "finish" and answer and said is not None and answer in said
+            and (last is None or last.stop_reason not in _FINISHED or answer not in _text(last.content))):
+        # The right words, but not from the model: its last reply did not end the task, or did not
+        # say them (an answer written in the code, or read from somewhere, after a token request).
+        where = "no reply" if last is None else f"step {last.step}: stop_reason {last.stop_reason}"
+        return verdict(run, [Finding("wrong-answer", _ev(
+            f"The loop returned the task's answer ({answer!r}), but the model never gave it: its last reply ({where}) "
+            "did not end the task with that text. The answer must come from the model's final turn (end_turn), "
+            "not from the code.",
+            f"El bucle devolvió la respuesta de la tarea ({answer!r}), pero el modelo nunca la dio: su última "
+            f"respuesta ({where}) no terminó la tarea con ese texto. La respuesta debe salir del turno final del "
+            "modelo (end_turn), no del código."), step=None if last is None else last.step)], None, lang)
     streak = error_streak(run)
     if run.case.name == "persistent_tool_errors" and 3 < streak < ERROR_RUN_LIMIT:
         note = _ev(f"Your loop sent {streak} failing results in a row before stopping; seed 001 suggests stopping after 3.",

@@ -189,14 +189,27 @@ class FakeApp:
             found = self._sessions.get(slot)
             if found is None:
                 made = get_scenario(chosen) if chosen else self.default_scenario
-                api = FakeAPI(made, runaway_after=self.runaway_after)
-                found = Session(name=name if chosen else f"{made.name}#{_fingerprint(key)}", api=api,
-                                run_tool=made.run_tool)
+                name = name if chosen else f"{made.name}#{_fingerprint(key)}"
+                # Ids seeded by the session's name: a key that is the scenario's name gets the ids the
+                # in-process fake gives; every other session its own (a request-id names one request).
+                api = FakeAPI(made, runaway_after=self.runaway_after, shared=True,
+                              id_seed=None if name == made.name else name)
+                found = Session(name=name, api=api, run_tool=made.run_tool)
                 self._sessions[slot] = found
                 while len(self._sessions) > SESSION_LIMIT:
                     self._sessions.popitem(last=False)
             self._sessions.move_to_end(slot)
             return found
+
+    def find(self, key: str, scenario: str | None = None) -> Session | None:
+        """The session for ``key`` (and a path scenario) if there is one; never makes one."""
+        with self._lock:
+            if key in self._registered:
+                return self._registered[key]
+            if self.registered_only:
+                return None
+            chosen, _ = session_name(key, scenario)
+            return self._sessions.get((chosen, key))
 
     def sessions(self) -> list[Session]:
         """Every live session, registered ones first, then the least recently used first."""
@@ -294,10 +307,13 @@ class FakeApp:
                       for s in self.sessions()]
             return _json(200, {"sessions": listed})
         if route == "journal" and method == "GET":
-            try:
-                session = self.session(key, scenario)
-            except KeyError:
+            if scenario is not None and scenario not in SCENARIOS:
                 return _not_found(f"agentlab: no scenario named {scenario!r}")
+            session = self.find(key, scenario)
+            if session is None:
+                return _not_found(f"agentlab: no session for the key {_shown(key)}"
+                                  + (f" on the scenario {scenario!r}" if scenario else "")
+                                  + " yet: it has sent no request (GET /agentlab/sessions lists them)")
             with session.api.lock:
                 if (query.get("format") or ["json"])[0] == "text":
                     lang = (query.get("lang") or [None])[0]
@@ -359,9 +375,25 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
     return b"".join(chunks), too_large
 
 
+def _shown(key: str) -> str:
+    """A key as an error message may show it: a scenario's name as it is, any other key only by its
+    fingerprint (it may be a real secret)."""
+    return repr(key) if key.split(":", 1)[0] in SCENARIOS else f"#{_fingerprint(key)}"
+
+
 def _api_key(headers: list[tuple[str, str]], query: dict[str, list[str]]) -> str:
-    """The key of a request: ``x-api-key``, else ``Authorization: Bearer``, else ``?key=``, else ``""``."""
-    found = {name.lower(): value for name, value in headers}
+    """The key of a request: ``x-api-key``, else ``Authorization: Bearer``, else ``?key=``, else ``""``.
+
+    Header values arrive as Latin-1 text (ASGI); a key is read back as UTF-8 when its bytes are
+    UTF-8, so ``x-api-key: café`` and ``?key=caf%C3%A9`` name the same session."""
+    found = {}
+    for name, value in headers:
+        raw = value.encode("latin-1")
+        try:
+            value = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        found[name.lower()] = value
     if found.get("x-api-key"):
         return found["x-api-key"].strip()
     auth = found.get("authorization", "")

@@ -29,6 +29,7 @@ TEXT = {
         "journal_help": "print the journal of a session of a running agentlab serve",
         "key_help": "the API key the client sent (default generic)",
         "url_help": "the server's base URL (default $ANTHROPIC_BASE_URL, else http://127.0.0.1:{port})",
+        "journal_scenario_help": "the scenario the client chose with a /scenario/NAME base URL (read from --url too)",
         "listening": "agentlab: the fake Messages API is serving on {url}  (Ctrl-C to stop)",
         "export": "Point a client at it (any key works; a scenario name as the key picks that scenario):",
         "scenarios": "Scenarios: agentlab scenarios. Default for other keys: {default}. Separate state: weather:alice, weather:bob.",
@@ -48,6 +49,7 @@ TEXT = {
         "journal_help": "imprime el diario de una sesión de un agentlab serve en marcha",
         "key_help": "la clave de API que envió el cliente (por defecto generic)",
         "url_help": "la URL base del servidor (por defecto $ANTHROPIC_BASE_URL, si no http://127.0.0.1:{port})",
+        "journal_scenario_help": "el escenario que eligió el cliente con una URL base /scenario/NOMBRE (también se lee de --url)",
         "listening": "agentlab: la Messages API simulada está sirviendo en {url}  (Ctrl-C para parar)",
         "export": "Apunta un cliente a ella (vale cualquier clave; un nombre de escenario como clave elige ese escenario):",
         "scenarios": "Escenarios: agentlab scenarios. Para otras claves: {default}. Estado separado: weather:ana, weather:luis.",
@@ -67,7 +69,7 @@ def add_commands(sub: Any, lang: str, langs: list[str]) -> None:
     t = TEXT[lang]
     serve = sub.add_parser("serve", help=t["serve_help"], description=t["serve_help"])
     serve.add_argument("--host", default="127.0.0.1", help=t["host_help"])
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=t["port_help"].format(port=DEFAULT_PORT))
+    serve.add_argument("--port", type=_port, default=DEFAULT_PORT, help=t["port_help"].format(port=DEFAULT_PORT))
     serve.add_argument("--scenario", default="generic", metavar="NAME", help=t["scenario_help"])
     serve.add_argument("--allow-remote", action="store_true", help=t["allow_remote_help"])
     serve.add_argument("--quiet", action="store_true", help=t["quiet_help"])
@@ -75,8 +77,20 @@ def add_commands(sub: Any, lang: str, langs: list[str]) -> None:
     journal = sub.add_parser("journal", help=t["journal_help"], description=t["journal_help"])
     journal.add_argument("key", nargs="?", default="generic", metavar="KEY", help=t["key_help"])
     journal.add_argument("--url", default=None, help=t["url_help"].format(port=DEFAULT_PORT))
+    journal.add_argument("--scenario", default=None, metavar="NAME", help=t["journal_scenario_help"])
     journal.add_argument("--json", action="store_true")
     journal.add_argument("--lang", choices=langs, default=lang, help=argparse.SUPPRESS)
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: a free one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return value
 
 
 def _exchange_line(session: Any, exchange: Any) -> str:
@@ -140,22 +154,33 @@ def run_journal(args: argparse.Namespace) -> int:
 
     from ._server import DEFAULT_PORT
 
+    from ._app import PREFIX
+
     t = TEXT[args.lang]
     url = (args.url or os.environ.get("ANTHROPIC_BASE_URL") or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
+    scenario = args.scenario
+    base, found, rest = url.partition(PREFIX)  # a base URL with /scenario/NAME names the session's scenario
+    if found:
+        url, scenario = base, scenario or rest.split("/", 1)[0]
     params = {"key": args.key, "lang": args.lang}
+    if scenario:
+        params["scenario"] = scenario
     if not args.json:
         params["format"] = "text"
     try:
-        response = httpx2.get(f"{url}/agentlab/journal", params=params, timeout=10.0)
+        # The server is on this machine: an HTTP_PROXY in the environment must not be asked for it.
+        response = httpx2.get(f"{url}/agentlab/journal", params=params, timeout=10.0, trust_env=False)
     except httpx2.HTTPError as exc:
         print(t["unreachable"].format(url=url, error=exc), file=sys.stderr)
         return 2
     if response.status_code != 200:
         try:
             message = response.json()["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            message = response.text[:200]
-        print(t["unreachable"].format(url=url, error=f"HTTP {response.status_code}: {message}"), file=sys.stderr)
+        except (ValueError, KeyError, TypeError):  # not agentlab serve answering
+            print(t["unreachable"].format(url=url, error=f"HTTP {response.status_code}: {response.text[:200]}"),
+                  file=sys.stderr)
+        else:
+            print(f"agentlab journal: {message}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(response.json(), indent=2, ensure_ascii=False))

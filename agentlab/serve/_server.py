@@ -37,6 +37,7 @@ def check_host(host: str, allow_remote: bool = False) -> None:
     Raises:
         ValueError: naming the address and the flag that allows it.
     """
+    host = host.strip("[]")
     if allow_remote or host == "localhost":
         return
     try:
@@ -126,6 +127,7 @@ def start(app: FakeApp | None = None, *, host: str = "127.0.0.1", port: int = 0,
     """
     import uvicorn
 
+    host = host.strip("[]")
     check_host(host, allow_remote)
     app = app or FakeApp()
     sock = _bind(host, port)
@@ -171,18 +173,30 @@ def running(app: FakeApp | None = None, *, host: str = "127.0.0.1", port: int = 
         server.stop()
 
 
+class Stopped(Exception):
+    """SIGTERM reached :func:`serve_forever` after uvicorn's clean shutdown (it re-raises the
+    signals it caught once it has stopped)."""
+
+
 def serve_forever(app: FakeApp, *, host: str, port: int, allow_remote: bool, on_listening: Any = None) -> None:
     """Serve in the foreground until Ctrl-C or SIGTERM (uvicorn's own signal handling: a clean
     shutdown that lets answers in flight finish). ``on_listening(server)`` is called once it listens.
+
+    Returns normally after SIGTERM; Ctrl-C ends in ``KeyboardInterrupt`` after the shutdown.
 
     Raises:
         ValueError: a non-loopback host without ``allow_remote``.
         OSError: the port is taken.
     """
     import asyncio
+    import signal
 
     import uvicorn
 
+    def stopped(signum: int, frame: Any) -> None:
+        raise Stopped()
+
+    host = host.strip("[]")
     check_host(host, allow_remote)
     sock = _bind(host, port)
     server = uvicorn.Server(_config(app, host, sock.getsockname()[1]))
@@ -196,7 +210,11 @@ def serve_forever(app: FakeApp, *, host: str, port: int, allow_remote: bool, on_
             on_listening(handle)
         await task
 
+    previous = signal.signal(signal.SIGTERM, stopped)
     try:
         asyncio.run(main())
+    except Stopped:
+        pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
