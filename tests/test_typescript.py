@@ -481,7 +481,8 @@ def test_killing_the_grader_kills_node(tmp_path):
     """SIGTERM to `agentlab grade` while a loop spins: Node.js dies with it (PR_SET_PDEATHSIG)."""
     loop = _write(tmp_path, "spin.ts", "export async function agentLoop(): Promise<string> { while (true) {} }\n")
     grader = subprocess.Popen([sys.executable, "-m", "agentlab", "grade", str(loop)], cwd=ROOT,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path)),  # its scratch dir
+                              stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
