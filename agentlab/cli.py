@@ -210,14 +210,30 @@ def load_loop(target: str, lang: str = "en"):
 
 def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: float | None = None) -> int:
     import contextlib
+    from pathlib import Path
 
-    from .grader import grade
+    from .grader import LoadError, grade_file
 
-    loop = load_loop(target, lang)
-    # What the loop prints goes to stderr, so --json output stays valid JSON.
-    with contextlib.redirect_stdout(sys.stderr):
-        report = grade(loop, only=[n.strip() for n in only.split(",") if n.strip()] if only else None, lang=lang,
-                       time_limit=time_limit)
+    t = TEXT[lang]
+    path_text, _, name = target.partition(":") if not Path(target).exists() else (target, "", "")
+    path = Path(path_text)
+    if not path.is_file():
+        print(t["no_file"].format(path=path), file=sys.stderr)
+        return 2
+    # The file's top level and the loop run in the isolated grader's child process; what they
+    # print is captured there and echoed to stderr, so --json output stays valid JSON.
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            report = grade_file(path, name or None, [n.strip() for n in only.split(",") if n.strip()] if only else None,
+                                lang=lang, time_limit=time_limit)
+    except LoadError as exc:
+        if exc.kind == "missing":
+            print(t["no_function"].format(path=path, name=name or "agent_loop", found=", ".join(exc.found) or "-"),
+                  file=sys.stderr)
+        else:
+            where = f"{path}:{exc.line}" if exc.line else str(path)
+            print(t["load_error"].format(path=where, error=str(exc)), file=sys.stderr)
+        return 2
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

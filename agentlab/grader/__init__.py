@@ -29,19 +29,23 @@ propagate is enough), reads the stream to its end, and survives ``total_cost_usd
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
+from ..fake._journal import Journal
 from ._detect import ERROR_RUN_LIMIT, Finding, _passed_off_as_answer, detect_all, error_streak
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
+from ._isolate import LoadError, Sandbox, Submission, containment_findings
 from ._report import CaseResult, Report, resolve_lang, verdict
 from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer, takes_one_argument
 
-__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
-           "grade", "grade_sdk", "get_case", "get_sdk_case", "is_sdk_consumer", "judge"]
+__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "LoadError", "Report", "SDK_CASES", "SDK_CASE_NAMES",
+           "SdkCase", "grade", "grade_file", "grade_sdk", "grade_source", "get_case", "get_sdk_case", "is_sdk_consumer",
+           "judge", "judge_isolated"]
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
@@ -121,11 +125,13 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
 
 
 def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: str | None = None,
-          time_limit: float | None = None) -> Report:
+          time_limit: float | None = None, isolate: bool = True) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
 
-    An Agent SDK consumer (``async def consume(messages) -> str``, one parameter; see
-    :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`).
+    The loop runs in a child process (``isolate=True``, the default): see "Isolation" in this
+    module's docstring. An Agent SDK consumer (``async def consume(messages) -> str``, one
+    parameter; see :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`), in
+    this process (its isolation is not built yet).
 
     Args:
         loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), or an
@@ -134,16 +140,20 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
             ``SDK_CASE_NAMES`` for a consumer).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
         time_limit: seconds per case before the loop is stopped (default: each case's, 10 s).
+        isolate: False runs the loop in this process, in a thread, as before isolation existed:
+            for trusted code only (a debugger's breakpoint works there).
 
     Returns:
         The report; ``report.passed`` is True when every case passed.
 
     Raises:
         TypeError: when ``loop`` is not callable, or takes one parameter without being ``async`` (a
-            consumer must be ``async def consume(messages)``).
+            consumer must be ``async def consume(messages)``), or cannot be sent to the child
+            (it closes over a lock, an open file...).
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
         ImportError: for an Agent SDK consumer when claude-agent-sdk is not installed.
+        LoadError: when the child cannot load the loop (its module cannot be imported there).
     """
     if is_sdk_consumer(loop):
         return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
@@ -154,6 +164,124 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
     if not callable(loop):
         raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
     lang = resolve_lang(lang)
-    cases = list(CASES) if only is None else [get_case(name) for name in ([only] if isinstance(only, str) else only)]
-    results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
-    return Report(cases=results, lang=lang, loop_name=getattr(loop, "__name__", "agent_loop"))
+    cases = _cases(only)
+    name = getattr(loop, "__name__", "agent_loop")
+    if not isolate:
+        results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
+        return Report(cases=results, lang=lang, loop_name=name)
+    return _grade_isolated(Submission.of(loop), cases, lang, time_limit, name)
+
+
+def _cases(only: Iterable[str] | str | None) -> list[Case]:
+    return list(CASES) if only is None else [get_case(name) for name in ([only] if isinstance(only, str) else only)]
+
+
+def judge_isolated(run: CaseRun, lang: str = "en") -> CaseResult:
+    """The verdict on an isolated run: what the sandbox saw first (a refused operation, the child's
+    death, a limit: :func:`~agentlab.grader._isolate.containment_findings`), with the detectors'
+    findings after it; :func:`judge` when the sandbox saw nothing."""
+    contained = containment_findings(run)
+    if not contained:
+        return judge(run, lang)
+    tags = {f.tag for f in contained}
+    return verdict(run, contained + [f for f in detect_all(run) if f.tag not in tags], None, lang)
+
+
+def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_limit: float | None,
+                    name: str, sandbox: Sandbox | None = None) -> Report:
+    import sys
+
+    limits = [case.time_limit if time_limit is None else time_limit for case in cases]
+    box = sandbox or Sandbox(submission, limits)
+    results = []
+    try:
+        if box.loaded is None:
+            box.load()
+        for case in cases:
+            try:
+                run = box.run_case(case, time_limit=time_limit)
+            except LoadError as exc:  # it loaded once, then not again after a case killed the child
+                run = CaseRun(case=case, journal=Journal(scenario=case.scenario.name), isolated=True,
+                              ended={"how": "exit", "code": None}, output=str(exc))
+            if run.output:
+                print(run.output, end="" if run.output.endswith("\n") else "\n", file=sys.stdout)
+            results.append(judge_isolated(run, lang))
+    finally:
+        box.close()
+    return Report(cases=results, lang=lang, loop_name=name)
+
+
+def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | None = None, *,
+               lang: str | None = None, time_limit: float | None = None) -> Report:
+    """Grade the function ``name`` of the Python file at ``path``; the file's top level runs in the
+    child too (an ``exit()``, a crash or an endless loop there is a :class:`LoadError`).
+
+    Args:
+        path: the learner's ``.py`` file.
+        name: the function (default ``agent_loop``, else ``consume`` when the file has no ``agent_loop``).
+        only, lang, time_limit: as for :func:`grade`.
+
+    Returns:
+        The report. An Agent SDK consumer is loaded again in this process and graded by
+        :func:`grade_sdk` (not isolated yet).
+
+    Raises:
+        LoadError: the file cannot be loaded (syntax error, exception, exit or crash at its top level,
+            more than ``LOAD_LIMIT`` seconds, no such function); its message says why.
+        TypeError, KeyError, ValueError: as for :func:`grade`.
+    """
+    lang = resolve_lang(lang)
+    submission = Submission.file(path, name)
+    cases = _cases(only) if only is None or not _sdk_names(only) else None
+    box = Sandbox(submission, [10.0] * len(CASES))
+    try:
+        loaded = box.load()
+    except BaseException:
+        box.close()
+        raise
+    if loaded.shape in ("consumer", "one-arg"):
+        box.close()
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(f"agentlab_graded_{Path(path).stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return grade(getattr(module, loaded.name), only, lang=lang, time_limit=time_limit)
+    if cases is None:
+        box.close()
+        cases = _cases(only)
+    return _grade_isolated(submission, cases, lang, time_limit, loaded.name, sandbox=box)
+
+
+def _sdk_names(only: Iterable[str] | str) -> bool:
+    names = [only] if isinstance(only, str) else list(only)
+    return bool(names) and all(n in SDK_CASE_NAMES for n in names)
+
+
+def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str | None = None, *,
+                 lang: str | None = None, time_limit: float | None = None, filename: str = "<submission>") -> Report:
+    """Grade the function ``name`` defined by the Python source ``code`` (a fix-the-code answer),
+    executed in the child.
+
+    Returns:
+        The report (an Agent SDK consumer is executed again in this process and graded by
+        :func:`grade_sdk`: not isolated yet).
+
+    Raises:
+        LoadError: as for :func:`grade_file` (``kind`` says which: ``"syntax"``, ``"raised"``,
+            ``"missing"``, ``"not-callable"``, ``"died"``, ``"timeout"``, ``"refused"``).
+        TypeError, KeyError, ValueError: as for :func:`grade`.
+    """
+    lang = resolve_lang(lang)
+    submission = Submission.source(code, name, filename)
+    box = Sandbox(submission, [10.0] * len(CASES))
+    try:
+        loaded = box.load()
+    except BaseException:
+        box.close()
+        raise
+    if loaded.shape in ("consumer", "one-arg"):
+        box.close()
+        namespace: dict[str, Any] = {"__name__": "agentlab_fix_code"}
+        exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - an SDK consumer: not isolated yet
+        return grade(namespace[name], only, lang=lang, time_limit=time_limit)
+    return _grade_isolated(submission, _cases(only), lang, time_limit, loaded.name, sandbox=box)

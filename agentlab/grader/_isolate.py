@@ -1,0 +1,634 @@
+"""The parent side of isolated grading: one child process per grading, the fake and the judge here.
+
+::
+
+    with Sandbox(Submission.of(loop)) as box:      # or Submission.file(path, name) / .source(code)
+        box.load()                                 # the child loads it; LoadError if it cannot
+        run = box.run_case(case, time_limit=None)  # a CaseRun, as run_case() makes in-process
+
+The child (``agentlab._sandbox.child``) starts from a ``forkserver`` that preloaded ``anthropic``
+and the child module, so a grading costs a fork, not an interpreter start. It is reused across
+the cases of ONE grading (never across submissions) and replaced after a case that killed it
+or ran out of time. Each case gets a fresh :class:`~agentlab.fake.FakeAPI` here, in the parent:
+the child sends each HTTP request over the pipe and gets back the bytes ``FakeAPI.handle``
+produced (a ``RunawayLoop`` as a message the child raises), ``run_tool`` calls come here and run
+through the spy (``_harness._spy``), and the outcome comes back as data. Nothing the child sends
+is unpickled.
+
+The per-case wall-time limit is enforced here (the child's process group is killed at the
+limit); the memory, CPU and file-size limits, the audit hook and the scratch directory are set
+in the child. A child that dies (an exit, a signal, a limit) fails the case with a plain
+explanation (:func:`containment_findings`), never a pass.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any
+
+import anthropic
+import httpx2
+
+from .._sandbox import wire
+from ..errors import RunawayLoop
+from ..fake._api import FakeAPI
+from ._cases import Case
+from ._detect import Finding
+from ._harness import NOT_RETURNED, RUNAWAY_MARGIN, CaseRun, _spy
+
+__all__ = ["LOAD_LIMIT", "OUTPUT_LIMIT", "LoadError", "Sandbox", "Submission", "containment_findings"]
+
+LOAD_LIMIT = 10.0
+"""Seconds the child may take to load a submission (a file's top level, an unpickled function)."""
+
+OUTPUT_LIMIT = 2000
+"""Characters of a case's captured stdout/stderr kept (the first and last halves)."""
+
+CPU_MARGIN = 10
+"""CPU seconds the child gets above the sum of its cases' time limits (``RLIMIT_CPU``)."""
+
+_START_LOCK = threading.Lock()
+_CONTEXT: Any = None
+
+
+def _context() -> Any:
+    """The ``forkserver`` context, its server preloading ``anthropic`` and the child module."""
+    global _CONTEXT
+    with _START_LOCK:
+        if _CONTEXT is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["agentlab._sandbox.child", "agentlab._sandbox.warm"])
+            _CONTEXT = ctx
+        return _CONTEXT
+
+
+class LoadError(Exception):
+    """The submission could not be loaded in the child: a syntax error, an exception, an exit or a
+    crash at its top level, a load past :data:`LOAD_LIMIT`, or no such function.
+
+    Attributes:
+        kind: ``"raised"``, ``"syntax"``, ``"died"``, ``"timeout"``, ``"missing"``, ``"not-callable"``,
+            ``"refused"``.
+        line: the submission's line, when known.
+        found: for ``"missing"``: the functions the submission defines.
+    """
+
+    def __init__(self, message: str, *, kind: str, line: int | None = None, found: list[str] | None = None,
+                 type_name: str | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.line, self.found, self.type_name = kind, line, found or [], type_name
+
+
+@dataclass
+class Submission:
+    """What the child loads: a function by value (cloudpickle), a file and a function name, or source."""
+
+    kind: str
+    """``"pickle"``, ``"file"`` or ``"source"``."""
+    body: bytes = b""
+    path: str | None = None
+    code: str | None = None
+    name: str | None = None
+    filename: str = "<submission>"
+    display_name: str = "agent_loop"
+
+    @classmethod
+    def of(cls, fn: Any) -> Submission:
+        """``fn`` by value (``cloudpickle``): a function from a notebook cell, a test or a closure.
+
+        The module it comes from is pickled by value too (its helpers and classes), except the
+        agentlab modules the child imports itself (``errors``).
+
+        Raises:
+            TypeError: when ``fn`` cannot be pickled (it closes over a lock, a file, a client...).
+        """
+        import cloudpickle
+
+        module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        registered = None
+        if module is not None and module.__name__ not in ("__main__",) and not module.__name__.startswith(
+                ("agentlab.errors", "anthropic", "httpx2")):
+            parts = module.__name__.split(".")
+            top = ".".join(parts[:2]) if parts[0] == "agentlab" else parts[0]
+            registered = sys.modules.get(top, module)
+        with _START_LOCK:
+            try:
+                if registered is not None:
+                    cloudpickle.register_pickle_by_value(registered)
+                body = cloudpickle.dumps(fn)
+            except Exception as exc:  # noqa: BLE001 - named for the learner
+                raise TypeError(f"grade() could not send {getattr(fn, '__name__', 'the loop')} to the grading "
+                                f"process: {type(exc).__name__}: {exc}. Define the loop at the top level of a cell "
+                                "or file, without closing over open files, locks or clients.") from exc
+            finally:
+                if registered is not None:
+                    try:
+                        cloudpickle.unregister_pickle_by_value(registered)
+                    except ValueError:
+                        pass
+        return cls(kind="pickle", body=body, display_name=getattr(fn, "__name__", "agent_loop"))
+
+    @classmethod
+    def file(cls, path: str | os.PathLike, name: str | None = None) -> Submission:
+        """The function ``name`` (default ``agent_loop``, else ``consume``) of the file at ``path``,
+        whose top level runs in the child."""
+        path = os.path.realpath(os.fspath(path))
+        return cls(kind="file", path=path, name=name, filename=path, display_name=name or "agent_loop")
+
+    @classmethod
+    def source(cls, code: str, name: str = "agent_loop", filename: str = "<submission>") -> Submission:
+        """The function ``name`` defined by ``code`` (a fix-the-code answer), executed in the child."""
+        return cls(kind="source", code=code, name=name, filename=filename, display_name=name)
+
+
+@dataclass
+class Loaded:
+    """What the child said about the loaded submission."""
+
+    shape: str
+    """``"loop"``, ``"consumer"``, ``"one-arg"``, ``"other"``, ``"not-callable"``, ``"missing"``."""
+    name: str
+    found: list[str] = field(default_factory=list)
+
+
+def _kill_group(pid: int | None) -> None:
+    if not pid:
+        return
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+
+def _session_members(sid: int) -> list[int]:
+    """Pids of live processes in session ``sid`` (Linux ``/proc``; empty elsewhere)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read().decode("latin-1")
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _remove_tree(path: str) -> None:
+    def fix(func: Any, target: str, _exc: Any) -> None:
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            func(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=fix)
+
+
+class Sandbox:
+    """One grading's child process, scratch directory and output capture (a context manager).
+
+    Args:
+        submission: what to load.
+        time_limits: the cases' time limits (seconds): the child's CPU limit is their sum plus
+            :data:`CPU_MARGIN`.
+    """
+
+    def __init__(self, submission: Submission, time_limits: list[float] | None = None) -> None:
+        self.submission = submission
+        self.cpu_seconds = int(sum(time_limits or [60.0])) + CPU_MARGIN
+        self.scratch = tempfile.mkdtemp(prefix="agentlab-grade-")
+        fd, self.output_path = tempfile.mkstemp(prefix="agentlab-grade-output-")
+        self._output = os.fdopen(fd, "rb")
+        self.proc: Any = None
+        self.conn: Any = None
+        self.loaded: Loaded | None = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------ the child
+    def _start(self) -> None:
+        ctx = _context()
+        parent_end, child_end = ctx.Pipe(duplex=True)
+        setup = {"kind": self.submission.kind, "path": self.submission.path, "code": self.submission.code,
+                 "name": self.submission.name, "filename": self.submission.filename, "scratch": self.scratch,
+                 "output": self.output_path, "cpu_seconds": self.cpu_seconds}
+        from .._sandbox import child
+
+        self.proc = ctx.Process(target=child.main, args=(child_end, setup), name="agentlab-grade", daemon=True)
+        self.proc.start()
+        child_end.close()
+        self.conn = parent_end
+        try:
+            wire.send(self.conn, {"op": "submission"}, self.submission.body)
+        except OSError:
+            pass
+
+    def _stop(self) -> None:
+        """Kill the child's whole process group (and anything left in its session)."""
+        if self.proc is None:
+            return
+        pid = self.proc.pid
+        _kill_group(pid)
+        for member in _session_members(pid):
+            _kill_group(member)
+        self.proc.join(5)
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        self.proc.close() if self.proc.exitcode is not None else None
+        self.proc, self.conn = None, None
+
+    def _ended(self) -> dict[str, Any]:
+        """How the child ended: ``{"how": "exit", "code": n}`` or ``{"how": "signal", "signal": "SIGSEGV"}``."""
+        if self.proc is None:
+            return {"how": "exit", "code": None}
+        self.proc.join(2)
+        code = self.proc.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return {"how": "signal", "signal": name}
+        return {"how": "exit", "code": code}
+
+    def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes] | str:
+        """The child's next message, or ``"timeout"``, ``"died"`` or ``"protocol"``."""
+        while True:
+            if self.conn.poll(0):
+                try:
+                    return wire.recv(self.conn)
+                except EOFError:
+                    return "died"
+                except (wire.ProtocolError, OSError):
+                    return "protocol"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            ready = wait([self.conn, self.proc.sentinel], remaining)
+            if self.proc.sentinel in ready and not self.conn.poll(0):
+                return "died"
+
+    def load(self) -> Loaded:
+        """Start the child and load the submission in it.
+
+        Raises:
+            LoadError: when it cannot be loaded (the message says why, for the learner).
+        """
+        self._start()
+        refused: list[str] = []
+        deadline = time.monotonic() + LOAD_LIMIT
+        while True:
+            got = self._receive(deadline)
+            if isinstance(got, str):
+                break
+            header, _ = got
+            if header.get("op") == "refused":
+                refused.append(str(header.get("what", ""))[:300])
+                continue
+            break
+        if isinstance(got, str):
+            ended = self._ended() if got == "died" else None
+            self._stop()
+            output = self.output_tail(0)
+            if got == "timeout":
+                raise LoadError(f"loading it took more than {LOAD_LIMIT:g} s (an endless loop at the top level?)",
+                                kind="timeout")
+            if refused:
+                raise LoadError(f"it tried {refused[0]} while loading, which is not allowed", kind="refused")
+            raise LoadError(f"loading it ended the process ({_describe_end(ended, 'en')})" +
+                            (f"; it printed: {output}" if output else ""), kind="died")
+        header, _ = got
+        if header.get("op") == "load-error":
+            self._stop()
+            kind = "syntax" if header.get("type") in ("SyntaxError", "IndentationError", "TabError") else "raised"
+            if refused:
+                kind = "refused"
+            raise LoadError(f"{header.get('type')}: {header.get('message')}", kind=kind, line=header.get("line"),
+                            type_name=str(header.get("type")))
+        if header.get("op") != "loaded":
+            self._stop()
+            raise LoadError("the grading process sent something unexpected while loading", kind="died")
+        self.loaded = Loaded(shape=str(header.get("shape")), name=str(header.get("name") or ""),
+                             found=[str(n) for n in header.get("found") or []][:20])
+        if self.loaded.shape == "missing":
+            self._stop()
+            raise LoadError(f"no function {self.loaded.name}", kind="missing", found=self.loaded.found)
+        if self.loaded.shape == "not-callable":
+            self._stop()
+            raise LoadError(f"{self.loaded.name} is not a function", kind="not-callable",
+                            type_name=str(header.get("type") or "")[:100])
+        return self.loaded
+
+    def output_tail(self, offset: int) -> str:
+        """What the child printed since ``offset`` (bytes into the capture), trimmed to
+        :data:`OUTPUT_LIMIT` characters (its start and its end)."""
+        try:
+            self._output.seek(offset)
+            data = self._output.read(4 * 1024 * 1024)
+        except (OSError, ValueError):
+            return ""
+        text = data.decode("utf-8", "replace")
+        if len(text) > OUTPUT_LIMIT:
+            half = OUTPUT_LIMIT // 2
+            text = f"{text[:half]}\n[… {len(text) - OUTPUT_LIMIT} characters cut …]\n{text[-half:]}"
+        return text
+
+    def _output_size(self) -> int:
+        try:
+            return os.fstat(self._output.fileno()).st_size
+        except (OSError, ValueError):
+            return 0
+
+    # ------------------------------------------------------------------------------ one case
+    def run_case(self, case: Case, *, time_limit: float | None = None) -> CaseRun:
+        """Run the loaded loop on ``case`` in the child; the fake, the spy and the journal stay here.
+
+        Returns:
+            A :class:`CaseRun` (``ended`` set when the child died, ``refused`` listing what the audit
+            hook refused, ``output`` what it printed). Never raises for anything the loop does.
+
+        Raises:
+            LoadError: when the child had died and cannot load the submission again.
+        """
+        if self.proc is None:
+            self.load()
+        api = FakeAPI(case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
+        run = CaseRun(case=case, journal=api.journal, isolated=True)
+        spy = _spy(case, api.journal, run.calls)
+        runaway: list[RunawayLoop] = []
+        limit = case.time_limit if time_limit is None else time_limit
+        offset = self._output_size()
+        start = time.monotonic()
+        deadline = start + limit
+        wire.send(self.conn, {"op": "case", "prompt": case.scenario.prompt, "tools": list(case.scenario.tools),
+                              "time_limit": limit})
+        while True:
+            got = self._receive(deadline)
+            if got == "timeout":
+                run.timed_out = True
+                self._stop()
+                break
+            if got in ("died", "protocol"):
+                run.ended = self._ended() if got == "died" else {"how": "protocol"}
+                self._stop()
+                break
+            header, body = got
+            op = header.get("op")
+            if op == "http":
+                self._http(api, header, body, runaway)
+            elif op == "tool":
+                self._tool(spy, run, header)
+            elif op == "refused":
+                if len(run.refused) < 50:
+                    run.refused.append(str(header.get("what", ""))[:300])
+            elif op == "done":
+                _outcome(run, header, runaway)
+                break
+            else:
+                run.ended = {"how": "protocol"}
+                self._stop()
+                break
+        run.elapsed = time.monotonic() - start
+        run.output = self.output_tail(offset)
+        if run.ended is not None and run.exception is None and runaway:
+            run.exception = runaway[0]
+        return run
+
+    def _http(self, api: FakeAPI, header: dict[str, Any], body: bytes, runaway: list[RunawayLoop]) -> None:
+        try:
+            request = httpx2.Request(str(header.get("method", "POST")), str(header.get("url")),
+                                     headers=[(str(k), str(v)) for k, v in header.get("headers") or []], content=body)
+        except Exception as exc:  # noqa: BLE001 - a malformed request from the child
+            wire.send(self.conn, {"op": "error", "message": f"malformed request: {type(exc).__name__}"})
+            return
+        try:
+            response = api.handle(request)
+        except RunawayLoop as exc:
+            runaway.append(exc)
+            wire.send(self.conn, {"op": "runaway", "message": str(exc), "scenario": exc.scenario,
+                                  "requests": exc.requests, "limit": exc.limit, "scope": exc.scope})
+            return
+        content = response.read()
+        headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw
+                   if k.lower() not in (b"content-length", b"transfer-encoding")]
+        wire.send(self.conn, {"op": "http", "status": response.status_code, "headers": headers}, content)
+
+    def _tool(self, spy: Any, run: CaseRun, header: dict[str, Any]) -> None:
+        try:
+            result = spy(header.get("name"), header.get("input"))
+        except Exception as exc:  # noqa: BLE001 - the tool's error goes back to the loop
+            args = [a for a in exc.args if isinstance(a, (str, int, float, bool, type(None)))]
+            wire.send(self.conn, {"op": "tool", "ok": False, "type": type(exc).__name__, "message": str(exc),
+                                  "args": args if len(args) == len(exc.args) else [str(exc)],
+                                  "index": len(run.calls) - 1})
+            return
+        try:
+            json.dumps(result)
+        except (TypeError, ValueError):
+            result = str(result)
+        wire.send(self.conn, {"op": "tool", "ok": True, "result": result})
+
+    def close(self) -> None:
+        """Stop the child (and its process group), remove the scratch directory and the capture."""
+        if self.proc is not None:
+            try:
+                wire.send(self.conn, {"op": "bye"})
+            except (OSError, ValueError):
+                pass
+            self._stop()
+        _remove_tree(self.scratch)
+        try:
+            self._output.close()
+            os.unlink(self.output_path)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------------- outcome as data
+
+_FOREIGN: dict[tuple[str, type], type] = {}
+
+
+def _trusted_class(qualified: str) -> type | None:
+    """A class named in the child's MRO that the parent may use as a base: builtins and anthropic's."""
+    module, _, name = qualified.rpartition(".")
+    if module == "builtins":
+        cls = getattr(builtins, name, None)
+    elif module == "anthropic" or module.startswith("anthropic."):
+        cls = getattr(anthropic, name, None)
+    else:
+        return None
+    return cls if isinstance(cls, type) and issubclass(cls, BaseException) else None
+
+
+def _foreign_exception(info: dict[str, Any]) -> BaseException:
+    """An exception standing for the child's: its type name and message, and the nearest builtin or
+    anthropic class in its MRO as a base (so ``isinstance(exc, anthropic.APIStatusError)`` holds)."""
+    name = str(info.get("type") or "Exception")[:100]
+    message = str(info.get("message") or "")
+    base: type = Exception
+    for qualified in info.get("mro") or []:
+        found = _trusted_class(str(qualified))
+        if found is not None and found not in (BaseException, object):
+            base = found
+            break
+        if found is BaseException:
+            base = BaseException
+            break
+    key = (name, base)
+    cls = _FOREIGN.get(key)
+    if cls is None:
+        cls = type(name, (base,), {"__module__": "learner", "__str__": lambda self: self.args[0] if self.args else "",
+                                   "__init__": lambda self, *args: BaseException.__init__(self, *args)})
+        _FOREIGN[key] = cls
+    exc = cls(message)
+    exc.traceback_text = str(info.get("traceback") or "")[:4000]
+    return exc
+
+
+class _ForeignValue:
+    """Stands for a non-``str`` value the loop returned: its type name and repr, nothing else."""
+
+    __slots__ = ("_repr",)
+
+    def __init__(self, text: str) -> None:
+        self._repr = text
+
+    def __repr__(self) -> str:
+        return self._repr
+
+    __str__ = __repr__
+
+
+def _foreign_value(type_name: str, text: str) -> Any:
+    if type_name == "NoneType":
+        return None
+    cls = type(type_name[:100], (_ForeignValue,), {"__slots__": (), "__module__": "learner"})
+    return cls(text[:300])
+
+
+def _outcome(run: CaseRun, header: dict[str, Any], runaway: list[RunawayLoop]) -> None:
+    returned = header.get("returned")
+    info = header.get("exception")
+    if isinstance(info, dict):
+        index = info.get("tool_error")
+        recorded = run.calls[index].error if isinstance(index, int) and 0 <= index < len(run.calls) else None
+        if recorded is not None and info.get("is_tool_error"):
+            run.exception = recorded
+        elif runaway and "agentlab.errors.RunawayLoop" in (info.get("mro") or []):
+            run.exception = runaway[0]
+        else:
+            run.exception = _foreign_exception(info)
+            if recorded is not None:
+                run.exception.__cause__ = recorded
+        run.traceback = str(info.get("traceback") or "")[:4000]
+        if info.get("type") in ("SystemExit", "KeyboardInterrupt") and "builtins.BaseException" in (info.get("mro") or []):
+            run.ended = {"how": "raised", "type": info.get("type"), "message": str(info.get("message"))[:200]}
+    elif isinstance(returned, dict) and isinstance(returned.get("str"), str):
+        run.returned = returned["str"]
+    elif isinstance(returned, dict):
+        run.returned = _foreign_value(str(returned.get("type") or "object"), str(returned.get("repr") or ""))
+    else:
+        run.ended = {"how": "protocol"}
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+def _ev(en: str, es: str) -> dict[str, str]:
+    return {"en": en, "es": es}
+
+
+def _describe_end(ended: dict[str, Any] | None, lang: str) -> str:
+    ended = ended or {}
+    if ended.get("how") == "signal":
+        sig = ended.get("signal")
+        if sig == "SIGXCPU":
+            return "it used up its CPU time" if lang == "en" else "agotó su tiempo de CPU"
+        if sig == "SIGKILL":
+            return ("it was killed (SIGKILL) past its CPU or memory limit" if lang == "en"
+                    else "lo mataron (SIGKILL) por encima de su límite de CPU o de memoria")
+        if sig == "SIGXFSZ":
+            return "it wrote a file past the size limit" if lang == "en" else "escribió un fichero por encima del límite"
+        return (f"it was killed by {sig}, a crash of the Python process" if lang == "en"
+                else f"lo mató {sig}, un fallo del proceso de Python")
+    code = ended.get("code")
+    return f"it exited with status {code}" if lang == "en" else f"terminó con el estado {code}"
+
+
+def containment_findings(run: CaseRun) -> list[Finding]:
+    """What the sandbox saw on ``run``: a refused operation, the child's death (an exit, a signal,
+    a limit), a ``sys.exit()``, memory exhausted, or a pipe carrying something else than the
+    protocol. Empty when the loop stayed inside the rules (then :func:`~agentlab.grader.judge` decides)."""
+    findings: list[Finding] = []
+    if run.refused:
+        what = run.refused[0]
+        more = len(run.refused) - 1
+        findings.append(Finding("forbidden-operation", _ev(
+            f"The loop tried {what}, which the grader does not allow" + (f" (and {more} more refused operations)" if more else "") + ".",
+            f"El bucle intentó {what}, algo que el grader no permite" + (f" (y {more} operaciones más rechazadas)" if more else "") + ".")))
+    ended = run.ended
+    output = f" It printed: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
+    salida = f" Imprimió: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
+    if ended is not None and ended.get("how") == "raised":
+        findings.append(Finding("exited", _ev(
+            f"The loop raised {ended.get('type')} ({ended.get('message') or 'no message'}): it tried to end the program "
+            "instead of returning or raising an ordinary exception.",
+            f"El bucle lanzó {ended.get('type')} ({ended.get('message') or 'sin mensaje'}): intentó terminar el programa "
+            "en vez de devolver un resultado o lanzar una excepción normal.")))
+    elif ended is not None and ended.get("how") == "protocol":
+        findings.append(Finding("forbidden-operation", _ev(
+            "The loop wrote to the grader's private channel (or the grading process sent garbage): its run cannot be trusted.",
+            "El bucle escribió en el canal privado del grader (o el proceso de evaluación envió basura): su ejecución no es fiable.")))
+    elif ended is not None and ended.get("how") == "signal" and ended.get("signal") in ("SIGXCPU", "SIGXFSZ", "SIGKILL"):
+        findings.append(Finding("resource-limit", _ev(
+            f"The grading process was stopped: {_describe_end(ended, 'en')}.{output}",
+            f"El proceso de evaluación se detuvo: {_describe_end(ended, 'es')}.{salida}")))
+    elif ended is not None and ended.get("how") == "signal":
+        findings.append(Finding("crashed", _ev(
+            f"The grading process crashed while running the loop: {_describe_end(ended, 'en')} (deep recursion in C code, "
+            f"ctypes, a broken extension).{output}",
+            f"El proceso de evaluación se cayó mientras ejecutaba el bucle: {_describe_end(ended, 'es')} (recursión "
+            f"profunda en código C, ctypes, una extensión rota).{salida}")))
+    elif ended is not None:
+        findings.append(Finding("exited", _ev(
+            f"The loop ended the grading process ({_describe_end(ended, 'en')}) before returning: os._exit() or a "
+            f"similar call.{output}",
+            f"El bucle terminó el proceso de evaluación ({_describe_end(ended, 'es')}) antes de devolver nada: "
+            f"os._exit() o una llamada parecida.{salida}")))
+    exc = run.exception
+    if exc is not None and type(exc).__name__ == "MemoryError":
+        from .._sandbox.child import MEMORY_LIMIT_MB
+
+        findings.append(Finding("resource-limit", _ev(
+            f"The loop ran out of memory: the grader gives it {MEMORY_LIMIT_MB} MiB.",
+            f"El bucle se quedó sin memoria: el grader le da {MEMORY_LIMIT_MB} MiB.")))
+    return findings
+

@@ -1,0 +1,444 @@
+"""The isolated grader: learner code in a child process, the fake and the judge in this one.
+
+One test per hostile behaviour (issue 12, item 1). Each asserts the verdict (a failure with a
+plain explanation, never a pass), the CLI's exit status where a file is involved, that the
+scratch directory is gone and nothing outside it changed, and that no process is left behind
+(the test process's descendants before and after, the forkserver aside).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import agentlab
+from agentlab.grader import LoadError, grade, grade_file, grade_source
+from agentlab.grader import _isolate
+
+from .loops.seed_001 import agente as seed_001_loop
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _descendants(pid: int) -> set[int]:
+    """Live (non-zombie) descendants of ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z":
+            parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _forkserver_pids() -> set[int]:
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    return {pid} | _descendants(pid) if pid else set()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    grade(seed_001_loop, only=["end_turn"])  # starts the forkserver once
+
+
+@pytest.fixture
+def sandbox_dirs(tmp_path, monkeypatch):
+    """A private TMPDIR (where scratch directories go) and an 'outside' folder with a file in it;
+    after the test: no scratch directory left, the outside untouched, no process left."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    before = _descendants(os.getpid()) - _forkserver_pids()
+    yield outside
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _descendants(os.getpid()) - _forkserver_pids() - before:
+        time.sleep(0.05)
+    assert _descendants(os.getpid()) - _forkserver_pids() - before == set(), "a process was left behind"
+    assert [p.name for p in tmp.iterdir()] == [], "the scratch directory (or the output capture) was left behind"
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "precious"
+
+
+def _case(loop, case="end_turn", **kw):
+    report = grade(loop, only=[case], **kw)
+    return report[case]
+
+
+def _cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentlab", *args], capture_output=True, text=True, timeout=180,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def _fails(case, tag: str, *words: str) -> None:
+    assert not case.passed
+    assert case.diagnosis == tag, (case.diagnoses, case.explanation)
+    for word in words:
+        assert word in case.explanation, case.explanation
+
+
+# ------------------------------------------------------------------------------ the process
+
+
+def test_os_exit_in_the_loop_is_a_failure_not_a_silent_pass(sandbox_dirs, tmp_path):
+    def agent_loop(client, prompt, tools, run_tool):
+        os._exit(0)
+
+    _fails(_case(agent_loop), "exited", "ended the grading process", "status 0")
+    loop_file = tmp_path / "exits.py"
+    loop_file.write_text("import os\n\ndef agent_loop(client, prompt, tools, run_tool):\n    os._exit(0)\n")
+    result = _cli("grade", str(loop_file), "--only", "end_turn")
+    assert result.returncode == 1 and "ended the grading process" in result.stdout, (result.stdout, result.stderr)
+
+
+def test_sys_exit_inside_the_loop_fails_even_on_a_stop_case(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        client.messages.create(model="claude-sonnet-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])
+        sys.exit(0)
+
+    _fails(_case(agent_loop, "refusal"), "exited", "SystemExit")
+
+
+def test_sys_exit_at_a_files_top_level_is_a_load_error_with_exit_status_2(sandbox_dirs, tmp_path):
+    loop_file = tmp_path / "top_exit.py"
+    loop_file.write_text("import sys\nsys.exit()\n\ndef agent_loop(client, prompt, tools, run_tool):\n    return ''\n")
+    with pytest.raises(LoadError) as info:
+        grade_file(loop_file)
+    assert info.value.kind == "raised" and "SystemExit" in str(info.value)
+    result = _cli("grade", str(loop_file))
+    assert result.returncode == 2 and "SystemExit" in result.stderr and str(loop_file) in result.stderr
+
+
+def test_a_segfault_through_ctypes_is_refused(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        import ctypes
+
+        ctypes.string_at(0)
+        return "unreachable"
+
+    _fails(_case(agent_loop), "forbidden-operation", "ctypes")
+
+
+def test_a_c_recursion_that_segfaults_python_is_a_crash_verdict(sandbox_dirs, tmp_path):
+    def agent_loop(client, prompt, tools, run_tool):
+        sys.setrecursionlimit(10**8)
+        deep: list = []
+        for _ in range(10**6):
+            deep = [deep]
+        return repr(deep)
+
+    case = _case(agent_loop)
+    _fails(case, "crashed", "SIGSEGV")
+    loop_file = tmp_path / "crash.py"
+    loop_file.write_text("import sys\nsys.setrecursionlimit(10**8)\nx = []\nfor _ in range(10**6):\n    x = [x]\n"
+                         "repr(x)\n\ndef agent_loop(client, prompt, tools, run_tool):\n    return ''\n")
+    result = _cli("grade", str(loop_file))
+    assert result.returncode == 2 and "SIGSEGV" in result.stderr, result.stderr
+
+
+def test_an_endless_loop_is_stopped_at_the_time_limit(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        while True:
+            pass
+
+    start = time.monotonic()
+    case = _case(agent_loop, time_limit=0.5)
+    assert time.monotonic() - start < 5
+    _fails(case, "timeout", "still running")
+
+
+def test_an_endless_top_level_is_stopped_at_the_load_limit(sandbox_dirs, tmp_path, monkeypatch):
+    monkeypatch.setattr(_isolate, "LOAD_LIMIT", 1.0)
+    loop_file = tmp_path / "spins.py"
+    loop_file.write_text("while True:\n    pass\n")
+    start = time.monotonic()
+    with pytest.raises(LoadError) as info:
+        grade_file(loop_file)
+    assert info.value.kind == "timeout" and "more than 1 s" in str(info.value)
+    assert time.monotonic() - start < 5
+
+
+def test_the_cpu_limit_stops_a_spinning_child(sandbox_dirs, monkeypatch):
+    monkeypatch.setattr(_isolate, "CPU_MARGIN", 0)
+
+    def agent_loop(client, prompt, tools, run_tool):
+        while True:
+            pass
+
+    # a 1 s CPU budget (the sum of the case limits) and a 5 s wall limit: RLIMIT_CPU trips first
+    box = _isolate.Sandbox(_isolate.Submission.of(agent_loop), [1.0])
+    try:
+        box.load()
+        run = box.run_case(agentlab.grader.get_case("end_turn"), time_limit=5)
+    finally:
+        box.close()
+    assert run.ended == {"how": "signal", "signal": "SIGXCPU"} and not run.timed_out
+    _fails(agentlab.grader.judge_isolated(run), "resource-limit", "CPU")
+
+
+def test_a_2_gib_allocation_hits_the_memory_cap_and_the_parent_stays_flat(sandbox_dirs):
+    def rss() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    def agent_loop(client, prompt, tools, run_tool):
+        data = bytearray(2 * 1024**3)
+        return str(len(data))
+
+    before = rss()
+    _fails(_case(agent_loop), "resource-limit", "out of memory")
+    assert rss() - before < 50 * 1024**2
+
+
+@pytest.mark.parametrize("attack, words", [
+    ("os.fork()", "forking"),
+    ("import subprocess; subprocess.Popen(['sleep', '60'])", "subprocess"),
+    ("os.system('sleep 60 &')", "shell"),
+    ("os.forkpty()", "forking"),
+    ("os.execv('/bin/sleep', ['sleep', '60'])", "os.exec"),
+    ("os.posix_spawn('/bin/sleep', ['sleep', '60'], {})", "starting a process"),
+    ("os.kill(os.getppid(), 9)", "signal"),
+])
+def test_processes_cannot_be_started_and_none_outlive_the_grading(sandbox_dirs, attack, words):
+    code = textwrap.dedent(f"""
+        import os, time
+
+        def agent_loop(client, prompt, tools, run_tool):
+            for _ in range(20):
+                try:
+                    {attack}
+                except PermissionError:
+                    pass
+            return "Paris: 18°C, sunny"
+    """)
+    report = grade_source(code, only=["end_turn"])
+    _fails(report["end_turn"], "forbidden-operation", words)
+
+
+def test_a_fork_bomb_at_a_files_top_level_leaves_no_process(sandbox_dirs, tmp_path):
+    loop_file = tmp_path / "bomb.py"
+    loop_file.write_text("import os\nwhile True:\n    os.fork()\n")
+    result = _cli("grade", str(loop_file))
+    assert result.returncode == 2 and "forking a process" in result.stderr, result.stderr
+
+
+def test_the_network_is_refused(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        import socket
+
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+
+    _fails(_case(agent_loop), "forbidden-operation", "network")
+
+
+# ------------------------------------------------------------------------------ files
+
+
+def test_reading_outside_the_allowed_files_is_refused(sandbox_dirs):
+    secret = sandbox_dirs / "keep.txt"
+
+    def agent_loop(client, prompt, tools, run_tool):
+        for path in (os.path.expanduser("~/.ssh/id_rsa"), str(secret)):
+            try:
+                open(path).read()
+            except OSError:
+                pass
+        return "Paris: 18°C, sunny"
+
+    _fails(_case(agent_loop), "forbidden-operation", "reading", ".ssh")
+
+
+def test_writing_and_deleting_outside_the_scratch_directory_are_refused(sandbox_dirs):
+    outside = sandbox_dirs
+
+    def agent_loop(client, prompt, tools, run_tool):
+        with open("notes.txt", "w") as f:  # the scratch directory: allowed
+            f.write("ok")
+        for attack in (lambda: (outside / "keep.txt").unlink(), lambda: (outside / "new.txt").write_text("x"),
+                       lambda: os.rename(outside / "keep.txt", "stolen.txt")):
+            try:
+                attack()
+            except OSError:
+                pass
+        raise RuntimeError("done attacking")
+
+    case = _case(agent_loop)
+    _fails(case, "forbidden-operation", "outside")
+
+
+def test_the_scratch_directory_is_the_working_directory_and_is_removed(sandbox_dirs, tmp_path):
+    def agent_loop(client, prompt, tools, run_tool):
+        os.makedirs("a/b")
+        Path("a/b/c.txt").write_text("x")
+        os.chmod("a", 0o500)  # cannot be removed without the grader putting the permission back
+        return os.getcwd()
+
+    case = _case(agent_loop)
+    assert case.diagnosis == "wrong-answer"
+    assert case.returned.startswith(str(tmp_path / "tmp" / "agentlab-grade-"))
+
+
+# ------------------------------------------------------------------------------ the judge
+
+
+def test_the_grader_cannot_be_rebound_nor_the_answers_read(sandbox_dirs):
+    judge = agentlab.grader.judge
+
+    def agent_loop(client, prompt, tools, run_tool):
+        import agentlab.grader
+
+        agentlab.grader.judge = lambda run, lang="en": None
+        return "passed"
+
+    _fails(_case(agent_loop), "forbidden-operation", "importing agentlab.grader")
+    assert agentlab.grader.judge is judge
+
+    def reads_the_cases(client, prompt, tools, run_tool):
+        from agentlab.fake._catalogue import get_scenario
+
+        return get_scenario("weather").extra["answer_contains"]
+
+    _fails(_case(reads_the_cases), "forbidden-operation", "agentlab.fake")
+
+    def reads_the_source(client, prompt, tools, run_tool):
+        return open(os.path.join(os.path.dirname(agentlab.__file__), "fake", "_catalogue.py")).read()
+
+    _fails(_case(reads_the_source), "forbidden-operation", "_catalogue.py")
+
+
+def test_a_fix_the_code_answer_that_rebinds_the_judge_is_not_recorded_as_correct(sandbox_dirs):
+    from agentlab.quiz import grade_code
+
+    code = textwrap.dedent("""
+        import agentlab.grader as g
+        g.judge = lambda run, lang="en": None
+
+        def agent_loop(client, prompt, tools, run_tool):
+            return ""
+    """)
+    score, report, message, _ = grade_code(code, "en")
+    assert score == 0.0 and report is None and "importing agentlab.grader" in message
+
+
+def test_a_str_subclass_is_a_non_string_return(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        class Yes(str):
+            def __contains__(self, item):
+                return True
+
+        return Yes("anything")
+
+    _fails(_case(agent_loop), "returned-non-string", "Yes")
+
+
+def test_a_tool_error_that_ends_the_loop_is_still_named(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        messages = [{"role": "user", "content": prompt}]
+        while True:
+            resp = client.messages.create(model="claude-sonnet-5", max_tokens=1024, tools=tools, messages=messages)
+            if resp.stop_reason != "tool_use":
+                return "".join(b.text for b in resp.content if b.type == "text")
+            messages.append({"role": "assistant", "content": resp.content})
+            results = []
+            for b in resp.content:
+                if b.type == "tool_use":
+                    try:
+                        results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+                    except Exception as exc:
+                        raise RuntimeError("tool failed") from exc  # wrapped: still the tool's error
+            messages.append({"role": "user", "content": results})
+
+    case = _case(agent_loop, "failing_tool")
+    _fails(case, "tool-error-crashes-loop")
+
+
+def test_runaway_loop_reaches_the_child_with_the_fakes_message(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        messages = [{"role": "user", "content": prompt}]
+        try:
+            while True:
+                client.messages.create(model="claude-sonnet-5", max_tokens=100, tools=tools, messages=messages)
+        except agentlab.RunawayLoop as exc:
+            raise RuntimeError(f"caught RunawayLoop: {exc}") from exc
+
+    case = _case(agent_loop)
+    assert not case.passed and "caught RunawayLoop: runaway loop on scenario 'weather'" in case.exception
+
+
+def test_what_the_loop_prints_is_captured_trimmed_and_echoed(sandbox_dirs, capsys):
+    def agent_loop(client, prompt, tools, run_tool):
+        print("hello from the loop")
+        print("x" * 10_000)
+        os.write(2, b"straight to fd 2\n")
+        return "nothing"
+
+    _case(agent_loop)
+    out = capsys.readouterr().out
+    assert "hello from the loop" in out and "straight to fd 2" in out and "characters cut" in out
+    assert len(out) < 3000
+
+
+def test_the_child_dies_with_the_grading_process(tmp_path):
+    script = tmp_path / "grader.py"
+    script.write_text(textwrap.dedent("""
+        import agentlab
+
+        def agent_loop(client, prompt, tools, run_tool):
+            while True:
+                pass
+
+        print("grading", flush=True)
+        agentlab.grade(agent_loop, only=["end_turn"], time_limit=60)
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.readline().strip() == "grading"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(_descendants(proc.pid)) < 2:  # the forkserver and the child
+        time.sleep(0.1)
+    family = _descendants(proc.pid)
+    assert len(family) >= 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(family):
+        time.sleep(0.1)
+    assert _alive(family) == [], "processes outlived the grader"
+
+
+def _alive(pids: set[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2] != "Z":
+            alive.append(pid)
+    return alive
+
+
+def test_a_correct_loop_still_passes_every_case_isolated():
+    from agentlab.loops.reference import agent_loop
+
+    assert grade(agent_loop).passed
