@@ -27,8 +27,8 @@ from .loops.seed_001 import agente as seed_001_loop
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _descendants(pid: int) -> set[int]:
-    """Live (non-zombie) descendants of ``pid``, from /proc."""
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every live (non-zombie) process, one snapshot of /proc."""
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -40,6 +40,12 @@ def _descendants(pid: int) -> set[int]:
         fields = stat[stat.rindex(")") + 2:].split()
         if fields[0] != "Z":
             parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def _descendants(pid: int, parents: dict[int, int] | None = None) -> set[int]:
+    """Live descendants of ``pid``."""
+    parents = _parents() if parents is None else parents
     found, frontier = set(), {pid}
     while frontier:
         frontier = {p for p, pp in parents.items() if pp in frontier} - found
@@ -47,11 +53,19 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-def _forkserver_pids() -> set[int]:
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()[:200].replace(b"\0", b" ").decode()
+    except OSError:
+        return f"{pid} (gone)"
+
+
+def _ours() -> set[int]:
+    """This process's live descendants but the forkserver (which lives as long as this process):
+    the grading children, forked by the forkserver, count."""
     from multiprocessing import forkserver
 
-    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
-    return {pid} | _descendants(pid) if pid else set()
+    return _descendants(os.getpid()) - {getattr(forkserver._forkserver, "_forkserver_pid", None)}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -70,12 +84,13 @@ def sandbox_dirs(tmp_path, monkeypatch):
     (outside / "keep.txt").write_text("precious")
     monkeypatch.setattr("tempfile.tempdir", str(tmp))
     monkeypatch.setenv("TMPDIR", str(tmp))
-    before = _descendants(os.getpid()) - _forkserver_pids()
+    before = _ours()
     yield outside
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _descendants(os.getpid()) - _forkserver_pids() - before:
+    while time.monotonic() < deadline and _ours() - before:
         time.sleep(0.05)
-    assert _descendants(os.getpid()) - _forkserver_pids() - before == set(), "a process was left behind"
+    left = _ours() - before
+    assert left == set(), f"processes left behind: {[_cmdline(p) for p in left]}"
     assert [p.name for p in tmp.iterdir()] == [], "the scratch directory (or the output capture) was left behind"
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
     assert (outside / "keep.txt").read_text() == "precious"
@@ -442,3 +457,36 @@ def test_a_correct_loop_still_passes_every_case_isolated():
     from agentlab.loops.reference import agent_loop
 
     assert grade(agent_loop).passed
+
+
+def test_a_loop_that_empties_its_working_directory_only_empties_the_scratch(sandbox_dirs, tmp_path):
+    loop_file = tmp_path / "wipes.py"
+    loop_file.write_text(textwrap.dedent("""
+        import os, shutil
+
+        def agent_loop(client, prompt, tools, run_tool):
+            for name in os.listdir("."):
+                shutil.rmtree(name) if os.path.isdir(name) else os.remove(name)
+            return "done"
+    """))
+    result = _cli("grade", str(loop_file), "--only", "end_turn", cwd=sandbox_dirs)
+    assert result.returncode == 1, result.stdout
+    assert (sandbox_dirs / "keep.txt").read_text() == "precious"
+
+
+def test_a_partial_or_a_callable_object_is_sent_too(sandbox_dirs):
+    import functools
+
+    def loop(client, prompt, tools, run_tool, *, suffix):
+        return seed_001_loop(client, prompt, tools, run_tool) + suffix
+
+    assert grade(functools.partial(loop, suffix=""), only=["end_turn"]).passed
+
+
+def test_the_environment_of_the_child_has_no_secrets(sandbox_dirs, tmp_path):
+    loop_file = tmp_path / "env.py"
+    loop_file.write_text("import os\n\ndef agent_loop(client, prompt, tools, run_tool):\n"
+                         "    return os.environ.get('ANTHROPIC_API_KEY', 'no key')\n")
+    result = _cli("grade", str(loop_file), "--only", "end_turn", "--json", env={"ANTHROPIC_API_KEY": "sk-ant-secret"})
+    assert result.returncode == 1 and "sk-ant-secret" not in result.stdout + result.stderr
+    assert '"returned": "no key"' in result.stdout

@@ -75,6 +75,11 @@ FORBIDDEN_PACKAGES = ("agentlab.fake", "agentlab.grader", "agentlab.loops", "age
 """Imports refused in the child: the fake and its scenarios, the cases and answers, the reference
 loop and the quiz's banks (and ``_posixsubprocess``, whose ``fork_exec`` has no audit event)."""
 
+ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING",
+               "PYTHONUTF8", "VIRTUAL_ENV")
+"""The environment variables the child keeps (and ``LC_*``, ``AGENTLAB_LANG``): the rest (an
+``ANTHROPIC_API_KEY``, tokens, passwords) is removed before learner code runs."""
+
 REFUSED_EVENTS = {
     "os.system": "running a shell command", "os.exec": "replacing the process (os.exec*)",
     "os.fork": "forking a process", "os.forkpty": "forking a process", "os.posix_spawn": "starting a process",
@@ -451,6 +456,9 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     _set_limits(int(setup["cpu_seconds"]))
     scratch = setup["scratch"]
     os.chdir(scratch)
+    for key in list(os.environ):  # no API keys, tokens or passwords for the learner's code to print
+        if not (key in ENVIRONMENT or key.startswith(("LC_", "AGENTLAB_LANG"))):
+            del os.environ[key]
     os.environ["TMPDIR"] = scratch
     tempfile.tempdir = scratch
     sys.dont_write_bytecode = True

@@ -25,6 +25,41 @@ final result text (``ResultMessage.result``) when the run succeeded (subtype ``"
 ``is_error`` false), raises any ``Exception`` when it did not (letting the SDK's ``ResultError``
 propagate is enough), reads the stream to its end, and survives ``total_cost_usd`` being None
 (seed 004, reference 6.1-6.2).
+
+Isolation and the threat model
+------------------------------
+``grade(loop)`` runs the loop in a child process (``isolate=False`` runs it in this one, for
+trusted code); ``grade_file(path)`` and ``grade_source(code)`` (the CLI's ``agentlab grade`` and
+the quiz's fix-the-code items) run the file's top level or the answer's source there too. The
+fake API, the spy ``run_tool``, the journal and :func:`judge` stay in this process
+(``_isolate``); the child (``agentlab._sandbox.child``) reaches the fake over a pipe and sends
+back only data: a real ``str`` (``type(x) is str``; anything else, a ``str`` subclass included,
+is ``returned-non-string``), or an exception's type name, message and trimmed traceback. The
+child never receives a case's expected answer.
+
+Contained here, by the process, its limits and an audit hook (PEP 578), each a failing verdict
+with a plain explanation, never a pass: ``os._exit()``, ``sys.exit()``, a signal or a
+segfault (``exited``, ``crashed``); a case past its wall-time limit (killed: ``timeout``), the
+CPU limit (``RLIMIT_CPU``), 1 GiB of address space above the child's start (``RLIMIT_AS``),
+64 MiB per file, no core files (``resource-limit``); starting processes (fork, exec, spawn,
+``os.system``, ``subprocess``), sending signals, the network (connect, bind, DNS), ctypes,
+reading files outside the standard library, site-packages, the agentlab modules the child
+needs, the submission's own file and its scratch directory, writing or deleting outside that
+directory, making links, and importing or reading the modules that hold scenarios, cases,
+answers, the reference loop and the quiz banks (``forbidden-operation``). The child is the
+leader of its own session and process group, killed as a whole after the grading; it dies with
+its parent (``PR_SET_PDEATHSIG``); its environment loses everything but ``PATH``, ``HOME``,
+locale and Python's own variables (no API keys); the scratch directory (its working directory
+and ``TMPDIR``) is removed after. Rebinding the grader's functions or editing the journal is
+impossible from there: they live in another process.
+
+Not contained: an audit hook is not a security boundary against determined native code (a C
+extension, an interpreter bug, memory tricks can get around it; PEP 578 says as much), so a
+submission that escapes it could read what the grading user can read, use the network, fill the
+disk with many files, or leave a process that calls ``setsid``. For exams or anything graded for
+marks, run ``agentlab grade`` inside a container with no network, a read-only root, memory, CPU
+and process limits (the README's "Grading untrusted code" gives the command); the isolation
+above still applies inside it. Agent SDK consumers (:func:`grade_sdk`) still run in this process.
 """
 
 from __future__ import annotations
@@ -233,7 +268,7 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
     lang = resolve_lang(lang)
     submission = Submission.file(path, name)
     cases = _cases(only) if only is None or not _sdk_names(only) else None
-    box = Sandbox(submission, [10.0] * len(CASES))
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES])
     try:
         loaded = box.load()
     except BaseException:
@@ -273,7 +308,8 @@ def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str 
     """
     lang = resolve_lang(lang)
     submission = Submission.source(code, name, filename)
-    box = Sandbox(submission, [10.0] * len(CASES))
+    cases = _cases(only) if only is None or not _sdk_names(only) else None
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES])
     try:
         loaded = box.load()
     except BaseException:
@@ -284,4 +320,7 @@ def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str 
         namespace: dict[str, Any] = {"__name__": "agentlab_fix_code"}
         exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - an SDK consumer: not isolated yet
         return grade(namespace[name], only, lang=lang, time_limit=time_limit)
-    return _grade_isolated(submission, _cases(only), lang, time_limit, loaded.name, sandbox=box)
+    if cases is None:
+        box.close()
+        cases = _cases(only)
+    return _grade_isolated(submission, cases, lang, time_limit, loaded.name, sandbox=box)

@@ -34,7 +34,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from typing import Any
 
 import anthropic
@@ -57,6 +56,10 @@ OUTPUT_LIMIT = 2000
 
 CPU_MARGIN = 10
 """CPU seconds the child gets above the sum of its cases' time limits (``RLIMIT_CPU``)."""
+
+CHILD_CPU = {"seconds": 0.0}
+"""CPU seconds (user + system) used by every child this process has stopped, read from
+``/proc/PID/stat`` before the kill (``benchmarks/bench_grader.py`` reports it)."""
 
 _START_LOCK = threading.Lock()
 _CONTEXT: Any = None
@@ -108,33 +111,33 @@ class Submission:
         """``fn`` by value (``cloudpickle``): a function from a notebook cell, a test or a closure.
 
         The module it comes from is pickled by value too (its helpers and classes), except the
-        agentlab modules the child imports itself (``errors``).
+        agentlab modules the child imports itself (``errors``). When that fails (the function uses
+        a global the pickle cannot carry: a client, a lock, an open file) and ``fn`` is a top-level
+        function of a file, it is sent as that file and its name instead (:meth:`file`).
 
         Raises:
             TypeError: when ``fn`` cannot be pickled (it closes over a lock, a file, a client...).
         """
         import cloudpickle
 
-        module = sys.modules.get(getattr(fn, "__module__", None) or "")
-        registered = None
-        if module is not None and module.__name__ not in ("__main__",) and not module.__name__.startswith(
-                ("agentlab.errors", "anthropic", "httpx2")):
-            parts = module.__name__.split(".")
-            top = ".".join(parts[:2]) if parts[0] == "agentlab" else parts[0]
-            registered = sys.modules.get(top, module)
+        registered = _by_value_roots()
         with _START_LOCK:
             try:
-                if registered is not None:
-                    cloudpickle.register_pickle_by_value(registered)
+                for module in registered:
+                    cloudpickle.register_pickle_by_value(module)
                 body = cloudpickle.dumps(fn)
             except Exception as exc:  # noqa: BLE001 - named for the learner
+                source = getattr(getattr(fn, "__code__", None), "co_filename", "")
+                if getattr(fn, "__qualname__", None) == getattr(fn, "__name__", "") and os.path.isfile(source) \
+                        and not os.path.basename(source).startswith("<"):
+                    return cls.file(source, fn.__name__)  # by its file and name: the child loads it afresh
                 raise TypeError(f"grade() could not send {getattr(fn, '__name__', 'the loop')} to the grading "
                                 f"process: {type(exc).__name__}: {exc}. Define the loop at the top level of a cell "
-                                "or file, without closing over open files, locks or clients.") from exc
+                                "or file, without using a client, an open file or a lock made outside it.") from exc
             finally:
-                if registered is not None:
+                for module in registered:
                     try:
-                        cloudpickle.unregister_pickle_by_value(registered)
+                        cloudpickle.unregister_pickle_by_value(module)
                     except ValueError:
                         pass
         return cls(kind="pickle", body=body, display_name=getattr(fn, "__name__", "agent_loop"))
@@ -150,6 +153,35 @@ class Submission:
     def source(cls, code: str, name: str = "agent_loop", filename: str = "<submission>") -> Submission:
         """The function ``name`` defined by ``code`` (a fix-the-code answer), executed in the child."""
         return cls(kind="source", code=code, name=name, filename=filename, display_name=name)
+
+
+_OWN_CODE: dict[str, bool] = {}
+
+
+def _by_value_roots() -> list[Any]:
+    """The packages pickled by value with a loop: every imported top-level package that is not in
+    the standard library or site-packages (``tests``, a learner's own modules: the child may not
+    read their files), and ``agentlab.loops`` (the reference loop and the specimens, which the
+    child may not import). ``__main__`` (a notebook) is pickled by value by cloudpickle itself."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    roots = tuple(os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                  if k in paths)
+    found = []
+    for name, module in list(sys.modules.items()):
+        if "." in name or name in ("__main__", "agentlab") or module is None:
+            continue
+        own = _OWN_CODE.get(name)
+        if own is None:
+            where = getattr(module, "__file__", None)
+            own = bool(where) and not os.path.realpath(where).startswith(roots) and not name.startswith("_")
+            _OWN_CODE[name] = own
+        if own:
+            found.append(module)
+    if "agentlab.loops" in sys.modules:
+        found.append(sys.modules["agentlab.loops"])
+    return found
 
 
 @dataclass
@@ -170,27 +202,6 @@ def _kill_group(pid: int | None) -> None:
             target()
         except (ProcessLookupError, PermissionError, OSError):
             pass
-
-
-def _session_members(sid: int) -> list[int]:
-    """Pids of live processes in session ``sid`` (Linux ``/proc``; empty elsewhere)."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode("latin-1")
-            fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[3]) == sid and fields[0] != "Z":
-                found.append(int(entry))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
 
 
 def _remove_tree(path: str) -> None:
@@ -249,19 +260,23 @@ class Sandbox:
             pass
 
     def _stop(self) -> None:
-        """Kill the child's whole process group (and anything left in its session)."""
+        """Kill the child's whole process group."""
         if self.proc is None:
             return
         pid = self.proc.pid
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            CHILD_CPU["seconds"] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass
         _kill_group(pid)
-        for member in _session_members(pid):
-            _kill_group(member)
-        self.proc.join(5)
+        # Not joined: SIGKILL cannot be caught, and the forkserver (the child's parent) reaps it;
+        # waiting for the kernel to tear down a ~100 MB process would cost every grading ~10 ms.
         try:
             self.conn.close()
         except OSError:
             pass
-        self.proc.close() if self.proc.exitcode is not None else None
         self.proc, self.conn = None, None
 
     def _ended(self) -> dict[str, Any]:
@@ -291,8 +306,8 @@ class Sandbox:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
-            ready = wait([self.conn, self.proc.sentinel], remaining)
-            if self.proc.sentinel in ready and not self.conn.poll(0):
+            # Only the child holds the other end of the pipe (it cannot fork): its death is an EOF here.
+            if not self.conn.poll(min(remaining, 1.0)) and not self.proc.is_alive():
                 return "died"
 
     def load(self) -> Loaded:
