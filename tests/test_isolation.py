@@ -490,3 +490,25 @@ def test_the_environment_of_the_child_has_no_secrets(sandbox_dirs, tmp_path):
     result = _cli("grade", str(loop_file), "--only", "end_turn", "--json", env={"ANTHROPIC_API_KEY": "sk-ant-secret"})
     assert result.returncode == 1 and "sk-ant-secret" not in result.stdout + result.stderr
     assert '"returned": "no key"' in result.stdout
+
+
+def test_a_grading_scripts_top_level_does_not_run_in_the_child(tmp_path):
+    # multiprocessing would import the parent's __main__ again in the child, before the audit hook:
+    # a script that imports agentlab.grader would put the cases and their answers there
+    script = tmp_path / "grade_all.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import agentlab.grader
+
+        print("top level ran", file=sys.stderr)
+
+        def agent_loop(client, prompt, tools, run_tool):
+            return repr(sorted(m for m in sys.modules if m.startswith(("agentlab.grader", "agentlab.fake"))))
+
+        if __name__ == "__main__":
+            print(agentlab.grader.grade(agent_loop, only=["end_turn"])["end_turn"].returned)
+    """))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.stdout.strip() == "[]", result.stderr
+    assert result.stderr.count("top level ran") == 1

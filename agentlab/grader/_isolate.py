@@ -71,7 +71,7 @@ def _context() -> Any:
     with _START_LOCK:
         if _CONTEXT is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["agentlab._sandbox.child", "agentlab._sandbox.warm"])
+            ctx.set_forkserver_preload(["agentlab._sandbox.launch", "agentlab._sandbox.child", "agentlab._sandbox.warm"])
             _CONTEXT = ctx
         return _CONTEXT
 
@@ -250,9 +250,15 @@ class Sandbox:
                  "output": self.output_path, "cpu_seconds": self.cpu_seconds}
         from .._sandbox import child
 
-        self.proc = ctx.Process(target=child.main, args=(child_end, setup), name="agentlab-grade", daemon=True)
-        self.proc.start()
-        child_end.close()
+        from .._sandbox.launch import ChildProcess
+
+        process = ChildProcess if sys.version_info < (3, 14) else ctx.Process
+        proc = process(target=child.main, args=(child_end, setup), name="agentlab-grade", daemon=True)
+        try:
+            proc.start()
+        finally:
+            child_end.close()
+        self.proc = proc
         self.conn = parent_end
         try:
             wire.send(self.conn, {"op": "submission"}, self.submission.body)
@@ -472,7 +478,7 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop the child (and its process group), remove the scratch directory and the capture."""
-        if self.proc is not None:
+        if self.proc is not None and self.conn is not None:
             try:
                 wire.send(self.conn, {"op": "bye"})
             except (OSError, ValueError):
