@@ -232,7 +232,7 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
                   file=sys.stderr)
         else:
             where = f"{path}:{exc.line}" if exc.line else str(path)
-            print(t["load_error"].format(path=where, error=str(exc)), file=sys.stderr)
+            print(t["load_error"].format(path=where, error=exc.texts.get(lang, str(exc))), file=sys.stderr)
         return 2
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))

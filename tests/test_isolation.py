@@ -281,6 +281,15 @@ def test_reading_outside_the_allowed_files_is_refused(sandbox_dirs):
         return "Paris: 18°C, sunny"
 
     _fails(_case(agent_loop), "forbidden-operation", "reading", ".ssh")
+    _fails(_case(agent_loop, lang="es"), "forbidden-operation", "El bucle intentó leer", ".ssh")
+
+    def shows_the_error(client, prompt, tools, run_tool):
+        try:
+            open(os.path.expanduser("~/.ssh/id_rsa"))
+        except PermissionError as exc:
+            return str(exc)
+
+    assert "no está permitido" in _case(shows_the_error, lang="es").returned
 
 
 def test_writing_and_deleting_outside_the_scratch_directory_are_refused(sandbox_dirs):
@@ -512,3 +521,17 @@ def test_a_grading_scripts_top_level_does_not_run_in_the_child(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.stdout.strip() == "[]", result.stderr
     assert result.stderr.count("top level ran") == 1
+
+
+def test_without_a_forkserver_grading_runs_here_with_a_warning(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
+    with pytest.warns(RuntimeWarning, match="not isolated"):
+        assert grade(seed_001_loop, only=["end_turn"]).passed
+    with pytest.warns(RuntimeWarning), pytest.raises(LoadError) as info:
+        grade_source("def helper():\n    pass\n")
+    assert info.value.kind == "missing"
+    source = "def agent_loop(client, prompt, tools, run_tool):\n    return 'x'\n"
+    with pytest.warns(RuntimeWarning):
+        assert grade_source(source, only=["end_turn"])["end_turn"].diagnosis == "wrong-answer"

@@ -54,6 +54,7 @@ import agentlab
 from .._client import FAKE_API_KEY
 from ..errors import RunawayLoop
 from . import wire
+from .words import refusal_error
 
 __all__ = ["FORBIDDEN_PACKAGES", "MEMORY_LIMIT_MB", "PipeTransport", "main"]
 
@@ -81,18 +82,14 @@ ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "
 ``ANTHROPIC_API_KEY``, tokens, passwords) is removed before learner code runs."""
 
 REFUSED_EVENTS = {
-    "os.system": "running a shell command", "os.exec": "replacing the process (os.exec*)",
-    "os.fork": "forking a process", "os.forkpty": "forking a process", "os.posix_spawn": "starting a process",
-    "os.spawn": "starting a process", "subprocess.Popen": "starting a subprocess", "pty.spawn": "starting a process",
-    "os.kill": "sending a signal", "os.killpg": "sending a signal", "signal.pthread_kill": "sending a signal",
-    "socket.connect": "opening a network connection", "socket.bind": "listening on a socket",
-    "socket.sendto": "sending on the network", "socket.sendmsg": "sending on the network",
-    "socket.getaddrinfo": "a DNS look-up", "socket.gethostbyname": "a DNS look-up",
-    "socket.gethostbyaddr": "a DNS look-up", "socket.getnameinfo": "a DNS look-up",
-    "resource.setrlimit": "changing the process limits", "resource.prlimit": "changing the process limits",
-    "os.symlink": "making a link", "os.link": "making a link", "sys.remote_exec": "attaching to a process",
+    "os.system": "shell", "os.exec": "exec", "os.fork": "fork", "os.forkpty": "fork", "os.posix_spawn": "spawn",
+    "os.spawn": "spawn", "subprocess.Popen": "subprocess", "pty.spawn": "spawn", "os.kill": "signal",
+    "os.killpg": "signal", "signal.pthread_kill": "signal", "socket.connect": "connect", "socket.bind": "bind",
+    "socket.sendto": "send", "socket.sendmsg": "send", "socket.getaddrinfo": "dns", "socket.gethostbyname": "dns",
+    "socket.gethostbyaddr": "dns", "socket.getnameinfo": "dns", "resource.setrlimit": "limits",
+    "resource.prlimit": "limits", "os.symlink": "link", "os.link": "link", "sys.remote_exec": "attach",
 }
-"""Audit events the child never allows, and what they do (the parent's explanation quotes it)."""
+"""Audit events the child never allows, and their kind of refusal (``words.REFUSALS``)."""
 
 PATH_EVENTS = {  # event -> indices of its path arguments; each must be inside the scratch directory
     "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.mkdir": (0,), "os.chmod": (0,),
@@ -138,8 +135,9 @@ def _inside(path: str, root: str) -> bool:
 class _Guard:
     """The audit hook's state: what may be read and written, and the channel to report refusals."""
 
-    def __init__(self, channel: _Channel, scratch: str, readable_files: list[str]) -> None:
+    def __init__(self, channel: _Channel, scratch: str, readable_files: list[str], lang: str = "en") -> None:
         self.channel = channel
+        self.lang = lang
         self.scratch = os.path.realpath(scratch)
         paths = sysconfig.get_paths()
         roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
@@ -177,9 +175,9 @@ class _Guard:
             return os.path.basename(folder) == "__pycache__" and source in self.agentlab_files
         return any(_inside(path, root) for root in self.read_roots)
 
-    def refuse(self, what: str) -> None:
-        self.channel.notice(what)
-        raise PermissionError(f"agentlab grade: {what} is not allowed while grading (the loop runs in a sandbox)")
+    def refuse(self, kind: str, detail: str = "") -> None:
+        self.channel.notice(kind, detail)
+        raise PermissionError(refusal_error(kind, detail, self.lang))
 
     def __call__(self, event: str, args: tuple) -> None:
         if getattr(self.busy, "on", False):
@@ -199,26 +197,26 @@ class _Guard:
             writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
                       (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
             if writing and not _inside(where, self.scratch):
-                self.refuse(f"writing {where}")
+                self.refuse("write", where)
             if not writing and not self.readable(where):
-                self.refuse(f"reading {where}")
+                self.refuse("read", where)
         elif event in REFUSED_EVENTS:
             self.refuse(REFUSED_EVENTS[event])
         elif event.startswith("ctypes."):
-            self.refuse(f"native code through ctypes ({event})")
+            self.refuse("ctypes", event)
         elif event in PATH_EVENTS:
             for i in PATH_EVENTS[event]:
                 where = self._path(args[i]) if i < len(args) else None
                 if where is not None and not _inside(where, self.scratch):
-                    self.refuse(f"{event} on {where} (outside the scratch directory)")
+                    self.refuse("change", f"{event} on {where}")
         elif event in ("os.listdir", "os.scandir"):
             where = self._path(args[0] if args else ".")
             if where is not None and not self.readable(where):
-                self.refuse(f"listing {where}")
+                self.refuse("list", where)
         elif event == "import":
             name = args[0] if args else ""
             if isinstance(name, str) and any(name == p or name.startswith(p + ".") for p in FORBIDDEN_PACKAGES):
-                self.refuse(f"importing {name}")
+                self.refuse("import", name)
 
 
 class _Channel:
@@ -237,9 +235,9 @@ class _Channel:
         with self.lock:
             wire.send(self.conn, header, body)
 
-    def notice(self, what: str) -> None:
+    def notice(self, kind: str, detail: str) -> None:
         try:
-            self.tell({"op": "refused", "what": what[:300]})
+            self.tell({"op": "refused", "kind": kind, "detail": detail[:300]})
         except Exception:  # noqa: BLE001 - the parent is gone: the refusal is raised anyway
             pass
 
@@ -471,7 +469,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     sys.modules.pop("_posixsubprocess", None)
     if "subprocess" in sys.modules:
         vars(sys.modules["subprocess"]).pop("_posixsubprocess", None)
-    sys.addaudithook(_Guard(channel, scratch, [setup["path"]] if setup.get("path") else []))
+    sys.addaudithook(_Guard(channel, scratch, [setup["path"]] if setup.get("path") else [], setup.get("lang", "en")))
 
     try:
         loop = _load(setup, body)

@@ -201,10 +201,49 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
     lang = resolve_lang(lang)
     cases = _cases(only)
     name = getattr(loop, "__name__", "agent_loop")
-    if not isolate:
+    if not isolate or not _isolation_available():
         results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
         return Report(cases=results, lang=lang, loop_name=name)
     return _grade_isolated(Submission.of(loop), cases, lang, time_limit, name)
+
+
+def _isolation_available() -> bool:
+    """Whether this platform can start the isolated child (a ``forkserver``: Linux, macOS); where it
+    cannot (Windows), grading runs in this process, with a warning, as before isolation existed."""
+    import multiprocessing
+    import warnings
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        return True
+    warnings.warn("agentlab.grade: this platform has no forkserver, so the loop runs in the grader's own "
+                  "process, not isolated (see 'Grading untrusted code' in the README)", RuntimeWarning, stacklevel=3)
+    return False
+
+
+def _load_here(submission: Submission) -> Any:
+    """Where isolation is not available: the submission's function, loaded in this process.
+
+    Raises:
+        LoadError: as the child would report it.
+    """
+    namespace: dict[str, Any] = {"__name__": "agentlab_fix_code" if submission.kind == "source" else
+                                 f"agentlab_graded_{Path(submission.path or 'loop').stem}"}
+    try:
+        code = submission.code if submission.kind == "source" else Path(submission.path).read_text(encoding="utf-8")
+        exec(compile(code, submission.filename, "exec"), namespace)  # noqa: S102 - not isolated: documented
+    except BaseException as exc:  # noqa: BLE001 - reported as the child would
+        kind = "syntax" if isinstance(exc, SyntaxError) else "raised"
+        raise LoadError(f"{type(exc).__name__}: {exc}", kind=kind, line=getattr(exc, "lineno", None),
+                        type_name=type(exc).__name__) from None
+    name = submission.name or ("agent_loop" if callable(namespace.get("agent_loop")) or
+                               not callable(namespace.get("consume")) else "consume")
+    if name not in namespace:
+        raise LoadError(f"no function {name}", kind="missing", es=f"no hay ninguna función {name}",
+                        found=[n for n, v in namespace.items() if callable(v) and not n.startswith("_")])
+    if not callable(namespace[name]):
+        raise LoadError(f"{name} is not a function", kind="not-callable", type_name=type(namespace[name]).__name__,
+                        es=f"{name} no es una función")
+    return namespace[name]
 
 
 def _cases(only: Iterable[str] | str | None) -> list[Case]:
@@ -227,7 +266,7 @@ def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_l
     import sys
 
     limits = [case.time_limit if time_limit is None else time_limit for case in cases]
-    box = sandbox or Sandbox(submission, limits)
+    box = sandbox or Sandbox(submission, limits, lang)
     results = []
     try:
         if box.loaded is None:
@@ -267,8 +306,10 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
     """
     lang = resolve_lang(lang)
     submission = Submission.file(path, name)
+    if not _isolation_available():
+        return grade(_load_here(submission), only, lang=lang, time_limit=time_limit, isolate=False)
     cases = _cases(only) if only is None or not _sdk_names(only) else None
-    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES])
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES], lang)
     try:
         loaded = box.load()
     except BaseException:
@@ -308,8 +349,10 @@ def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str 
     """
     lang = resolve_lang(lang)
     submission = Submission.source(code, name, filename)
+    if not _isolation_available():
+        return grade(_load_here(submission), only, lang=lang, time_limit=time_limit, isolate=False)
     cases = _cases(only) if only is None or not _sdk_names(only) else None
-    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES])
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES], lang)
     try:
         loaded = box.load()
     except BaseException:

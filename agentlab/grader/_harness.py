@@ -106,8 +106,9 @@ class CaseRun:
     """How the child ended the case when it did not return or raise normally: ``{"how": "exit",
     "code": n}``, ``{"how": "signal", "signal": "SIGSEGV"}``, ``{"how": "raised", "type":
     "SystemExit"}`` or ``{"how": "protocol"}``; None otherwise."""
-    refused: list[str] = field(default_factory=list)
-    """What the child's audit hook refused (``"reading /home/u/.ssh/id_rsa"``...), in order."""
+    refused: list[dict[str, str]] = field(default_factory=list)
+    """What the child's audit hook refused, in order, in words: ``{"en": "reading
+    /home/u/.ssh/id_rsa", "es": "leer /home/u/.ssh/id_rsa"}``."""
     output: str = ""
     """What the loop printed (stdout and stderr), trimmed; isolated runs only."""
     traceback: str = ""

@@ -83,14 +83,17 @@ class LoadError(Exception):
     Attributes:
         kind: ``"raised"``, ``"syntax"``, ``"died"``, ``"timeout"``, ``"missing"``, ``"not-callable"``,
             ``"refused"``.
+        texts: the message, ``{"en": ..., "es": ...}``.
         line: the submission's line, when known.
         found: for ``"missing"``: the functions the submission defines.
     """
 
     def __init__(self, message: str, *, kind: str, line: int | None = None, found: list[str] | None = None,
-                 type_name: str | None = None) -> None:
+                 type_name: str | None = None, es: str | None = None) -> None:
         super().__init__(message)
         self.kind, self.line, self.found, self.type_name = kind, line, found or [], type_name
+        self.texts = {"en": message, "es": es or message}
+        """The message in English and Spanish (an exception's own text is the same in both)."""
 
 
 @dataclass
@@ -223,10 +226,12 @@ class Sandbox:
         submission: what to load.
         time_limits: the cases' time limits (seconds): the child's CPU limit is their sum plus
             :data:`CPU_MARGIN`.
+        lang: the language of the ``PermissionError`` the child raises on a refused operation.
     """
 
-    def __init__(self, submission: Submission, time_limits: list[float] | None = None) -> None:
+    def __init__(self, submission: Submission, time_limits: list[float] | None = None, lang: str = "en") -> None:
         self.submission = submission
+        self.lang = lang
         self.cpu_seconds = int(sum(time_limits or [60.0])) + CPU_MARGIN
         self.scratch = tempfile.mkdtemp(prefix="agentlab-grade-")
         fd, self.output_path = tempfile.mkstemp(prefix="agentlab-grade-output-")
@@ -247,7 +252,7 @@ class Sandbox:
         parent_end, child_end = ctx.Pipe(duplex=True)
         setup = {"kind": self.submission.kind, "path": self.submission.path, "code": self.submission.code,
                  "name": self.submission.name, "filename": self.submission.filename, "scratch": self.scratch,
-                 "output": self.output_path, "cpu_seconds": self.cpu_seconds}
+                 "output": self.output_path, "cpu_seconds": self.cpu_seconds, "lang": self.lang}
         from .._sandbox import child
 
         from .._sandbox.launch import ChildProcess
@@ -323,7 +328,7 @@ class Sandbox:
             LoadError: when it cannot be loaded (the message says why, for the learner).
         """
         self._start()
-        refused: list[str] = []
+        refused: list[dict[str, str]] = []
         deadline = time.monotonic() + LOAD_LIMIT
         while True:
             got = self._receive(deadline)
@@ -331,7 +336,7 @@ class Sandbox:
                 break
             header, _ = got
             if header.get("op") == "refused":
-                refused.append(str(header.get("what", ""))[:300])
+                refused.append(_refusal(header))
                 continue
             break
         if isinstance(got, str):
@@ -340,31 +345,38 @@ class Sandbox:
             output = self.output_tail(0)
             if got == "timeout":
                 raise LoadError(f"loading it took more than {LOAD_LIMIT:g} s (an endless loop at the top level?)",
-                                kind="timeout")
+                                kind="timeout", es=f"cargarlo tardó más de {LOAD_LIMIT:g} s (¿un bucle sin fin en el "
+                                                   "nivel superior?)")
             if refused:
-                raise LoadError(f"it tried {refused[0]} while loading, which is not allowed", kind="refused")
-            raise LoadError(f"loading it ended the process ({_describe_end(ended, 'en')})" +
-                            (f"; it printed: {output}" if output else ""), kind="died")
+                raise LoadError(f"it tried {refused[0]['en']} while loading, which is not allowed", kind="refused",
+                                es=f"intentó {refused[0]['es']} al cargarse, algo que no está permitido")
+            printed = (f"; it printed: {output}" if output else "", f"; imprimió: {output}" if output else "")
+            raise LoadError(f"loading it ended the process ({_describe_end(ended, 'en')}){printed[0]}", kind="died",
+                            es=f"cargarlo terminó el proceso ({_describe_end(ended, 'es')}){printed[1]}")
         header, _ = got
         if header.get("op") == "load-error":
             self._stop()
             kind = "syntax" if header.get("type") in ("SyntaxError", "IndentationError", "TabError") else "raised"
+            message = f"{header.get('type')}: {header.get('message')}"
             if refused:
-                kind = "refused"
-            raise LoadError(f"{header.get('type')}: {header.get('message')}", kind=kind, line=header.get("line"),
-                            type_name=str(header.get("type")))
+                raise LoadError(f"it tried {refused[0]['en']} while loading, which is not allowed ({message})",
+                                kind="refused", line=header.get("line"), type_name=str(header.get("type")),
+                                es=f"intentó {refused[0]['es']} al cargarse, algo que no está permitido ({message})")
+            raise LoadError(message, kind=kind, line=header.get("line"), type_name=str(header.get("type")))
         if header.get("op") != "loaded":
             self._stop()
-            raise LoadError("the grading process sent something unexpected while loading", kind="died")
+            raise LoadError("the grading process sent something unexpected while loading", kind="died",
+                            es="el proceso de evaluación envió algo inesperado al cargarse")
         self.loaded = Loaded(shape=str(header.get("shape")), name=str(header.get("name") or ""),
                              found=[str(n) for n in header.get("found") or []][:20])
         if self.loaded.shape == "missing":
             self._stop()
-            raise LoadError(f"no function {self.loaded.name}", kind="missing", found=self.loaded.found)
+            raise LoadError(f"no function {self.loaded.name}", kind="missing", found=self.loaded.found,
+                            es=f"no hay ninguna función {self.loaded.name}")
         if self.loaded.shape == "not-callable":
             self._stop()
             raise LoadError(f"{self.loaded.name} is not a function", kind="not-callable",
-                            type_name=str(header.get("type") or "")[:100])
+                            type_name=str(header.get("type") or "")[:100], es=f"{self.loaded.name} no es una función")
         return self.loaded
 
     def output_tail(self, offset: int) -> str:
@@ -428,7 +440,7 @@ class Sandbox:
                 self._tool(spy, run, header)
             elif op == "refused":
                 if len(run.refused) < 50:
-                    run.refused.append(str(header.get("what", ""))[:300])
+                    run.refused.append(_refusal(header))
             elif op == "done":
                 _outcome(run, header, runaway)
                 break
@@ -493,6 +505,15 @@ class Sandbox:
 
 
 # ---------------------------------------------------------------------------- outcome as data
+
+
+def _refusal(header: dict[str, Any]) -> dict[str, str]:
+    """A refusal the child reported, in words: ``{"en": ..., "es": ...}``."""
+    from .._sandbox.words import describe
+
+    kind, detail = str(header.get("kind", ""))[:40], str(header.get("detail", ""))[:300]
+    return {"en": describe(kind, detail, "en"), "es": describe(kind, detail, "es")}
+
 
 _FOREIGN: dict[tuple[str, type], type] = {}
 
@@ -613,8 +634,10 @@ def containment_findings(run: CaseRun) -> list[Finding]:
         what = run.refused[0]
         more = len(run.refused) - 1
         findings.append(Finding("forbidden-operation", _ev(
-            f"The loop tried {what}, which the grader does not allow" + (f" (and {more} more refused operations)" if more else "") + ".",
-            f"El bucle intentó {what}, algo que el grader no permite" + (f" (y {more} operaciones más rechazadas)" if more else "") + ".")))
+            f"The loop tried {what['en']}, which the grader does not allow"
+            + (f" (and {more} more refused operations)" if more else "") + ".",
+            f"El bucle intentó {what['es']}, algo que el grader no permite"
+            + (f" (y {more} operaciones más rechazadas)" if more else "") + ".")))
     ended = run.ended
     output = f" It printed: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
     salida = f" Imprimió: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""

@@ -285,7 +285,7 @@ def grade_code(code: Any, lang: str | None = None, *, question_id: str = "fix_co
             return 0.0, None, words["syntax"].format(line=exc.line or "?", msg=str(exc).partition(": ")[2]), ()
         if exc.kind == "raised":
             return 0.0, None, words["raised"].format(exc=str(exc)), ()
-        return 0.0, None, words["grader"].format(exc=str(exc)), ()
+        return 0.0, None, words["grader"].format(exc=exc.texts.get(language(lang), str(exc))), ()
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         return 0.0, None, words["grader"].format(exc=f"{type(exc).__name__}: {exc}"), ()
     tags = tuple(dict.fromkeys(t for c in report.cases for t in c.diagnoses if t in antipatterns.BY_TAG))
