@@ -535,3 +535,31 @@ def test_without_a_forkserver_grading_runs_here_with_a_warning(monkeypatch):
     source = "def agent_loop(client, prompt, tools, run_tool):\n    return 'x'\n"
     with pytest.warns(RuntimeWarning):
         assert grade_source(source, only=["end_turn"])["end_turn"].diagnosis == "wrong-answer"
+
+
+def test_a_thread_left_running_by_one_case_does_not_reach_the_next(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool, started=[]):  # noqa: B006 - kept across cases on purpose
+        import threading
+
+        if started:  # the second case: no new thread, time for the first case's thread to try
+            time.sleep(0.3)
+            return seed_001_loop(client, prompt, tools, run_tool)
+        started.append(True)
+
+        def keep_calling():
+            while True:
+                try:
+                    client.messages.create(model="claude-sonnet-5", max_tokens=10,
+                                           messages=[{"role": "user", "content": "stray"}])
+                except BaseException:  # noqa: BLE001 - the stray thread goes on
+                    time.sleep(0.01)
+
+        threading.Thread(target=keep_calling, daemon=True).start()
+        time.sleep(0.2)
+        return seed_001_loop(client, prompt, tools, run_tool)
+
+    report = grade(agent_loop, only=["end_turn", "parallel_tools"])
+    # the stray requests of the first case's thread never reach the second case's journal
+    clean = grade(seed_001_loop, only=["parallel_tools"])["parallel_tools"]
+    assert report["parallel_tools"].passed, report["parallel_tools"].explanation
+    assert report["parallel_tools"].steps == clean.steps

@@ -219,17 +219,34 @@ class _Guard:
                 self.refuse("import", name)
 
 
+_COMMANDS = ("case", "bye")
+"""Frames the parent sends unasked (the rest are replies to the one request in flight)."""
+
+
 class _Channel:
-    """The child's end of the pipe: one request and its reply at a time (threads take turns)."""
+    """The child's end of the pipe: one request and its reply at a time (threads take turns).
+
+    Every read holds the lock, so a reply always reaches the thread that asked; a command that
+    arrives while a thread waits for its reply (the next case, read by a thread an earlier case
+    left running) is kept for the main loop (:meth:`next_command`)."""
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
         self.lock = threading.RLock()
+        self.commands: list[tuple[dict[str, Any], bytes]] = []
 
     def ask(self, header: dict[str, Any], body: bytes = b"") -> tuple[dict[str, Any], bytes]:
         with self.lock:
             wire.send(self.conn, header, body)
-            return wire.recv(self.conn)
+            while True:
+                reply = wire.recv(self.conn)
+                if reply[0].get("op") not in _COMMANDS:
+                    return reply
+                self.commands.append(reply)
+
+    def next_command(self) -> tuple[dict[str, Any], bytes]:
+        with self.lock:
+            return self.commands.pop(0) if self.commands else wire.recv(self.conn)
 
     def tell(self, header: dict[str, Any], body: bytes = b"") -> None:
         with self.lock:
@@ -257,13 +274,15 @@ class PipeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
     where ``FakeAPI.handle`` answers it, and returns that answer. A ``RunawayLoop`` the fake
     raised in the parent is raised here, with the same message. It never opens a socket."""
 
-    def __init__(self, channel: _Channel) -> None:
+    def __init__(self, channel: _Channel, case_id: Any = None) -> None:
         self.channel = channel
+        self.case_id = case_id
+        """The case this client belongs to: a thread left running from an earlier case is refused."""
 
     def _exchange(self, request: httpx2.Request) -> httpx2.Response:
         headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw]
-        reply, body = self.channel.ask({"op": "http", "method": request.method, "url": str(request.url),
-                                        "headers": headers}, request.content)
+        reply, body = self.channel.ask({"op": "http", "case": self.case_id, "method": request.method,
+                                        "url": str(request.url), "headers": headers}, request.content)
         if reply.get("op") == "runaway":
             raise _runaway(reply)
         if reply.get("op") != "http":
@@ -403,8 +422,10 @@ def _run_case(channel: _Channel, loop: Any, header: dict[str, Any]) -> dict[str,
 
     tool_errors: list[BaseException] = []
 
+    case_id = header.get("id")
+
     def run_tool(name: Any, tool_input: Any) -> Any:
-        reply, _ = channel.ask({"op": "tool", "name": _jsonable(name), "input": _jsonable(tool_input)})
+        reply, _ = channel.ask({"op": "tool", "case": case_id, "name": _jsonable(name), "input": _jsonable(tool_input)})
         if reply.get("ok"):
             return reply.get("result")
         err = _tool_error(str(reply.get("type", "Exception")), list(reply.get("args") or [reply.get("message", "")]))
@@ -412,7 +433,7 @@ def _run_case(channel: _Channel, loop: Any, header: dict[str, Any]) -> dict[str,
         raise err
 
     is_async = inspect.iscoroutinefunction(loop) or inspect.iscoroutinefunction(getattr(type(loop), "__call__", None))
-    transport = PipeTransport(channel)
+    transport = PipeTransport(channel, case_id)
     if is_async:
         client: Any = anthropic.AsyncAnthropic(api_key=FAKE_API_KEY, max_retries=2,
                                                http_client=httpx2.AsyncClient(transport=transport))
@@ -445,8 +466,9 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     Args:
         conn: this end of the pipe (``multiprocessing.connection.Connection``).
         setup: ``kind`` (``"pickle"``, ``"file"`` or ``"source"``), ``path``/``code``/``name`` as the
-            kind needs, ``scratch`` (the working directory), ``output`` (the file stdout and
-            stderr go to), ``cpu_seconds`` and ``readable`` (extra files the child may read).
+            kind needs (a file's ``path`` is the one file outside the usual roots it may read),
+            ``scratch`` (the working directory), ``output`` (the file stdout and stderr go to),
+            ``cpu_seconds`` (``RLIMIT_CPU``) and ``lang`` (of the ``PermissionError`` messages).
             A ``"pickle"`` submission's bytes come as the body of the first frame.
     """
     _die_with_parent()
@@ -489,7 +511,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
                   "found": setup.get("found", []), "type": type(loop).__name__})
     while True:
         try:
-            header, _ = wire.recv(conn)
+            header, _ = channel.next_command()
         except (EOFError, OSError, wire.ProtocolError):
             os._exit(0)
         if header.get("op") != "case":

@@ -231,7 +231,7 @@ def _load_here(submission: Submission) -> Any:
     try:
         code = submission.code if submission.kind == "source" else Path(submission.path).read_text(encoding="utf-8")
         exec(compile(code, submission.filename, "exec"), namespace)  # noqa: S102 - not isolated: documented
-    except BaseException as exc:  # noqa: BLE001 - reported as the child would
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - reported as the child would
         kind = "syntax" if isinstance(exc, SyntaxError) else "raised"
         raise LoadError(f"{type(exc).__name__}: {exc}", kind=kind, line=getattr(exc, "lineno", None),
                         type_name=type(exc).__name__) from None

@@ -239,6 +239,7 @@ class Sandbox:
         self.proc: Any = None
         self.conn: Any = None
         self.loaded: Loaded | None = None
+        self._cases_run = 0
 
     def __enter__(self) -> Sandbox:
         return self
@@ -420,8 +421,10 @@ class Sandbox:
         offset = self._output_size()
         start = time.monotonic()
         deadline = start + limit
-        wire.send(self.conn, {"op": "case", "prompt": case.scenario.prompt, "tools": list(case.scenario.tools),
-                              "time_limit": limit})
+        self._cases_run += 1
+        case_id = self._cases_run
+        wire.send(self.conn, {"op": "case", "id": case_id, "prompt": case.scenario.prompt,
+                              "tools": list(case.scenario.tools), "time_limit": limit})
         while True:
             got = self._receive(deadline)
             if got == "timeout":
@@ -434,7 +437,11 @@ class Sandbox:
                 break
             header, body = got
             op = header.get("op")
-            if op == "http":
+            if op in ("http", "tool") and header.get("case") != case_id:
+                # a thread the loop left running in an earlier case: it does not reach this case's fake
+                wire.send(self.conn, {"op": "error", "ok": False, "type": "RuntimeError",
+                                      "message": "agentlab grade: this client belongs to an earlier case"})
+            elif op == "http":
                 self._http(api, header, body, runaway)
             elif op == "tool":
                 self._tool(spy, run, header)
