@@ -19,7 +19,7 @@ import ctypes
 import inspect
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .._client import fake_api, fake_async_client, fake_client
@@ -157,7 +157,8 @@ def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None =
     client = (fake_async_client if is_async else fake_client)(
         case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
     api = fake_api(client)
-    run = CaseRun(case=case, journal=api.journal)
+    limit = case.time_limit if time_limit is None else time_limit
+    run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal)  # the verdict names the limit used
     tools = copy.deepcopy(list(case.scenario.tools))
     run_tool = _spy(case, api.journal, run.calls)
 
@@ -170,7 +171,6 @@ def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None =
         except BaseException as exc:  # noqa: BLE001 - everything the loop does is reported
             run.exception = exc
 
-    limit = case.time_limit if time_limit is None else time_limit
     worker = threading.Thread(target=target, name=f"agentlab-grade-{case.name}", daemon=True)
     start = time.perf_counter()
     worker.start()

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anthropic
@@ -414,10 +414,11 @@ class Sandbox:
         if self.proc is None:
             self.load()
         api = FakeAPI(case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
-        run = CaseRun(case=case, journal=api.journal, isolated=True)
+        limit = case.time_limit if time_limit is None else time_limit
+        # the limit the loop ran under, so the verdict's "after N s" names it
+        run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal, isolated=True)
         spy = _spy(case, api.journal, run.calls)
         runaway: list[RunawayLoop] = []
-        limit = case.time_limit if time_limit is None else time_limit
         offset = self._output_size()
         start = time.monotonic()
         deadline = start + limit
