@@ -208,7 +208,7 @@ def test_the_cpu_limit_stops_a_spinning_child(sandbox_dirs, monkeypatch):
         run = box.run_case(agentlab.grader.get_case("end_turn"), time_limit=5)
     finally:
         box.close()
-    assert run.ended == {"how": "signal", "signal": "SIGXCPU"} and not run.timed_out
+    assert run.child_end == {"how": "signal", "signal": "SIGXCPU"} and not run.timed_out
     _fails(agentlab.grader.judge_isolated(run), "resource-limit", "CPU")
 
 
@@ -563,3 +563,29 @@ def test_a_thread_left_running_by_one_case_does_not_reach_the_next(sandbox_dirs)
     clean = grade(seed_001_loop, only=["parallel_tools"])["parallel_tools"]
     assert report["parallel_tools"].passed, report["parallel_tools"].explanation
     assert report["parallel_tools"].steps == clean.steps
+
+
+# ------------------------------------------------------------------------------ Agent SDK consumers
+
+
+def test_an_agent_sdk_consumer_is_isolated_too(sandbox_dirs, tmp_path):
+    pytest.importorskip("claude_agent_sdk")
+    from agentlab.loops.sdk_specimens import correct_consumer
+
+    assert grade(correct_consumer, only=["success", "api_error"]).passed
+
+    async def exits(messages):
+        async for _ in messages:
+            os._exit(0)
+
+    _fails(grade(exits, only=["success"])["success"], "exited", "status 0")
+
+    async def snoops(messages):
+        open(os.path.expanduser("~/.ssh/id_rsa")).read()
+
+    _fails(grade(snoops, only=["success"])["success"], "forbidden-operation", ".ssh")
+
+    consumer = tmp_path / "consumer.py"
+    consumer.write_text("import os\n\nasync def consume(messages):\n    os.system('echo hi')\n    return ''\n")
+    result = _cli("grade", str(consumer), "--only", "success")
+    assert result.returncode == 1 and "shell" in result.stdout, (result.stdout, result.stderr)

@@ -219,7 +219,7 @@ class _Guard:
                 self.refuse("import", name)
 
 
-_COMMANDS = ("case", "bye")
+_COMMANDS = ("case", "sdk-case", "bye")
 """Frames the parent sends unasked (the rest are replies to the one request in flight)."""
 
 
@@ -233,20 +233,33 @@ class _Channel:
     def __init__(self, conn: Any) -> None:
         self.conn = conn
         self.lock = threading.RLock()
+        """Held for a write, and by a request from its write to its reply (one request in flight)."""
+        self.read_lock = threading.RLock()
+        """Held for every read."""
         self.commands: list[tuple[dict[str, Any], bytes]] = []
 
     def ask(self, header: dict[str, Any], body: bytes = b"") -> tuple[dict[str, Any], bytes]:
         with self.lock:
             wire.send(self.conn, header, body)
-            while True:
-                reply = wire.recv(self.conn)
-                if reply[0].get("op") not in _COMMANDS:
-                    return reply
-                self.commands.append(reply)
+            with self.read_lock:
+                while True:
+                    reply = wire.recv(self.conn)
+                    if reply[0].get("op") not in _COMMANDS:
+                        return reply
+                    self.commands.append(reply)
 
     def next_command(self) -> tuple[dict[str, Any], bytes]:
-        with self.lock:
+        with self.read_lock:
             return self.commands.pop(0) if self.commands else wire.recv(self.conn)
+
+    def next_frame(self) -> tuple[dict[str, Any], bytes]:
+        """The next frame the parent pushed (an Agent SDK case's CLI output); commands are kept."""
+        with self.read_lock:
+            while True:
+                frame = wire.recv(self.conn)
+                if frame[0].get("op") not in _COMMANDS:
+                    return frame
+                self.commands.append(frame)
 
     def tell(self, header: dict[str, Any], body: bytes = b"") -> None:
         with self.lock:
@@ -514,9 +527,17 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
             header, _ = channel.next_command()
         except (EOFError, OSError, wire.ProtocolError):
             os._exit(0)
-        if header.get("op") != "case":
+        op = header.get("op")
+        if op in ("sdk-message", "sdk-end", "sdk-error"):  # the tail of an Agent SDK case's stream
+            continue
+        if op == "sdk-case":
+            from .sdk import run_sdk_case
+
+            outcome = run_sdk_case(channel, loop, header, _describe_exception)
+        elif op == "case":
+            outcome = _run_case(channel, loop, header)
+        else:
             os._exit(0)
-        outcome = _run_case(channel, loop, header)
         _flush()
         try:
             channel.tell(outcome)

@@ -59,7 +59,9 @@ submission that escapes it could read what the grading user can read, use the ne
 disk with many files, or leave a process that calls ``setsid``. For exams or anything graded for
 marks, run ``agentlab grade`` inside a container with no network, a read-only root, memory, CPU
 and process limits (the README's "Grading untrusted code" gives the command); the isolation
-above still applies inside it. Agent SDK consumers (:func:`grade_sdk`) still run in this process.
+above still applies inside it. An Agent SDK consumer (:func:`grade_sdk`) is isolated the same
+way: ``query()`` and the consumer run in the child, the fake CLI here, its frames pushed over the
+pipe (``_isolate.Sandbox.run_sdk_case``).
 """
 
 from __future__ import annotations
@@ -165,8 +167,8 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
 
     The loop runs in a child process (``isolate=True``, the default): see "Isolation" in this
     module's docstring. An Agent SDK consumer (``async def consume(messages) -> str``, one
-    parameter; see :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`), in
-    this process (its isolation is not built yet).
+    parameter; see :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`),
+    isolated the same way (``query()`` in the child, its fake CLI here).
 
     Args:
         loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), or an
@@ -175,8 +177,8 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
             ``SDK_CASE_NAMES`` for a consumer).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
         time_limit: seconds per case before the loop is stopped (default: each case's, 10 s).
-        isolate: False runs the loop in this process, in a thread, as before isolation existed:
-            for trusted code only (a debugger's breakpoint works there).
+        isolate: False runs the loop (or consumer) in this process, in a thread, as before isolation
+            existed: for trusted code only (a debugger's breakpoint works there).
 
     Returns:
         The report; ``report.passed`` is True when every case passed.
@@ -191,11 +193,9 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
         LoadError: when the child cannot load the loop (its module cannot be imported there).
     """
     if is_sdk_consumer(loop):
-        return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
+        return grade_sdk(loop, only, lang=lang, time_limit=time_limit, isolate=isolate)
     if takes_one_argument(loop):
-        raise TypeError(f"grade() got {getattr(loop, '__name__', 'a function')}() of one parameter: an Agent SDK consumer "
-                        "must be `async def consume(messages) -> str` (it reads the stream with `async for`), and a "
-                        "loop takes four, agent_loop(client, prompt, tools, run_tool)")
+        raise _one_parameter(getattr(loop, '__name__', 'a function'))
     if not callable(loop):
         raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
     lang = resolve_lang(lang)
@@ -205,6 +205,12 @@ def grade(loop: Callable[..., Any], only: Iterable[str] | None = None, *, lang: 
         results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
         return Report(cases=results, lang=lang, loop_name=name)
     return _grade_isolated(Submission.of(loop), cases, lang, time_limit, name)
+
+
+def _one_parameter(name: str) -> TypeError:
+    return TypeError(f"grade() got {name}() of one parameter: an Agent SDK consumer must be `async def "
+                     "consume(messages) -> str` (it reads the stream with `async for`), and a loop takes four, "
+                     "agent_loop(client, prompt, tools, run_tool)")
 
 
 def _isolation_available() -> bool:
@@ -276,7 +282,7 @@ def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_l
                 run = box.run_case(case, time_limit=time_limit)
             except LoadError as exc:  # it loaded once, then not again after a case killed the child
                 run = CaseRun(case=case, journal=Journal(scenario=case.scenario.name), isolated=True,
-                              ended={"how": "exit", "code": None}, output=str(exc))
+                              child_end={"how": "exit", "code": None}, output=str(exc))
             if run.output:
                 print(run.output, end="" if run.output.endswith("\n") else "\n", file=sys.stdout)
             results.append(judge_isolated(run, lang))
@@ -296,8 +302,7 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
         only, lang, time_limit: as for :func:`grade`.
 
     Returns:
-        The report. An Agent SDK consumer is loaded again in this process and graded by
-        :func:`grade_sdk` (not isolated yet).
+        The report (an Agent SDK consumer is graded on the SDK cases, isolated too).
 
     Raises:
         LoadError: the file cannot be loaded (syntax error, exception, exit or crash at its top level,
@@ -316,16 +321,32 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
         box.close()
         raise
     if loaded.shape in ("consumer", "one-arg"):
-        box.close()
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(f"agentlab_graded_{Path(path).stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return grade(getattr(module, loaded.name), only, lang=lang, time_limit=time_limit)
+        return _grade_loaded_consumer(box, loaded, only, lang, time_limit)
     if cases is None:
         box.close()
         cases = _cases(only)
     return _grade_isolated(submission, cases, lang, time_limit, loaded.name, sandbox=box)
+
+
+def _grade_loaded_consumer(box: Sandbox, loaded: Any, only: Iterable[str] | str | None, lang: str,
+                           time_limit: float | None) -> Report:
+    """Grade the Agent SDK consumer loaded in ``box`` on the SDK cases (closes ``box``)."""
+    from ._sdk import grade_sdk_isolated
+
+    try:
+        if loaded.shape == "one-arg":
+            raise _one_parameter(loaded.name)
+        cases = list(SDK_CASES) if only is None else [get_sdk_case(n) for n in ([only] if isinstance(only, str) else only)]
+        try:
+            import claude_agent_sdk  # noqa: F401
+        except ImportError as error:
+            from ..agent_sdk import INSTALL_HINT
+
+            raise ImportError(INSTALL_HINT) from error
+    except BaseException:
+        box.close()
+        raise
+    return grade_sdk_isolated(box, cases, lang, time_limit, loaded.name)
 
 
 def _sdk_names(only: Iterable[str] | str) -> bool:
@@ -339,8 +360,7 @@ def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str 
     executed in the child.
 
     Returns:
-        The report (an Agent SDK consumer is executed again in this process and graded by
-        :func:`grade_sdk`: not isolated yet).
+        The report (an Agent SDK consumer is graded on the SDK cases, isolated too).
 
     Raises:
         LoadError: as for :func:`grade_file` (``kind`` says which: ``"syntax"``, ``"raised"``,
@@ -359,10 +379,7 @@ def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str 
         box.close()
         raise
     if loaded.shape in ("consumer", "one-arg"):
-        box.close()
-        namespace: dict[str, Any] = {"__name__": "agentlab_fix_code"}
-        exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - an SDK consumer: not isolated yet
-        return grade(namespace[name], only, lang=lang, time_limit=time_limit)
+        return _grade_loaded_consumer(box, loaded, only, lang, time_limit)
     if cases is None:
         box.close()
         cases = _cases(only)

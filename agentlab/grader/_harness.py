@@ -102,7 +102,7 @@ class CaseRun:
     """Seconds of wall time (not part of any printed output)."""
     isolated: bool = False
     """The loop ran in a child process (``_isolate.Sandbox``), not in this one."""
-    ended: dict[str, Any] | None = None
+    child_end: dict[str, Any] | None = None
     """How the child ended the case when it did not return or raise normally: ``{"how": "exit",
     "code": n}``, ``{"how": "signal", "signal": "SIGSEGV"}``, ``{"how": "raised", "type":
     "SystemExit"}`` or ``{"how": "protocol"}``; None otherwise."""

@@ -15,6 +15,11 @@ produced (a ``RunawayLoop`` as a message the child raises), ``run_tool`` calls c
 through the spy (``_harness._spy``), and the outcome comes back as data. Nothing the child sends
 is unpickled.
 
+An Agent SDK consumer's case (:meth:`Sandbox.run_sdk_case`) runs ``query()`` in the child and
+its CLI, ``agentlab.agent_sdk.fake_transport``, here: what the SDK writes comes over the pipe,
+what the fake CLI emits is pushed back, and the messages the consumer read are rebuilt here from
+those frames with the SDK's own parser.
+
 The per-case wall-time limit is enforced here (the child's process group is killed at the
 limit); the memory, CPU and file-size limits, the audit hook and the scratch directory are set
 in the child. A child that dies (an exit, a signal, a limit) fails the case with a plain
@@ -23,6 +28,7 @@ explanation (:func:`containment_findings`), never a pass.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import json
 import multiprocessing
@@ -66,12 +72,17 @@ _CONTEXT: Any = None
 
 
 def _context() -> Any:
-    """The ``forkserver`` context, its server preloading ``anthropic`` and the child module."""
+    """The ``forkserver`` context, its server preloading ``anthropic`` and the child module (and
+    ``claude_agent_sdk`` when this process imported it before its first grading: its import costs
+    about a second, which each child grading a consumer would pay otherwise)."""
     global _CONTEXT
     with _START_LOCK:
         if _CONTEXT is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["agentlab._sandbox.launch", "agentlab._sandbox.child", "agentlab._sandbox.warm"])
+            preload = ["agentlab._sandbox.launch", "agentlab._sandbox.child", "agentlab._sandbox.warm"]
+            if "claude_agent_sdk" in sys.modules:  # this process grades (or will grade) Agent SDK consumers
+                preload += ["claude_agent_sdk", "agentlab._sandbox.sdk"]
+            ctx.set_forkserver_preload(preload)
             _CONTEXT = ctx
         return _CONTEXT
 
@@ -314,13 +325,19 @@ class Sandbox:
                 except EOFError:
                     return "died"
                 except (wire.ProtocolError, OSError):
-                    return "protocol"
+                    return self._garbled()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
             # Only the child holds the other end of the pipe (it cannot fork): its death is an EOF here.
             if not self.conn.poll(min(remaining, 1.0)) and not self.proc.is_alive():
                 return "died"
+
+    def _garbled(self) -> str:
+        """A frame that could not be read: ``"died"`` when the child died while writing it (a cut
+        frame), else ``"protocol"`` (the loop wrote to the pipe itself)."""
+        self.proc.join(0.5)
+        return "protocol" if self.proc.is_alive() else "died"
 
     def load(self) -> Loaded:
         """Start the child and load the submission in it.
@@ -405,7 +422,7 @@ class Sandbox:
         """Run the loaded loop on ``case`` in the child; the fake, the spy and the journal stay here.
 
         Returns:
-            A :class:`CaseRun` (``ended`` set when the child died, ``refused`` listing what the audit
+            A :class:`CaseRun` (``child_end`` set when the child died, ``refused`` listing what the audit
             hook refused, ``output`` what it printed). Never raises for anything the loop does.
 
         Raises:
@@ -433,7 +450,7 @@ class Sandbox:
                 self._stop()
                 break
             if got in ("died", "protocol"):
-                run.ended = self._ended() if got == "died" else {"how": "protocol"}
+                run.child_end = self._ended() if got == "died" else {"how": "protocol"}
                 self._stop()
                 break
             header, body = got
@@ -453,14 +470,171 @@ class Sandbox:
                 _outcome(run, header, runaway)
                 break
             else:
-                run.ended = {"how": "protocol"}
+                run.child_end = {"how": "protocol"}
                 self._stop()
                 break
         run.elapsed = time.monotonic() - start
         run.output = self.output_tail(offset)
-        if run.ended is not None and run.exception is None and runaway:
+        if run.child_end is not None and run.exception is None and runaway:
             run.exception = runaway[0]
         return run
+
+    # ------------------------------------------------------------------------------ one SDK case
+    def run_sdk_case(self, case: Any, *, time_limit: float | None = None) -> Any:
+        """Run the loaded Agent SDK consumer on ``case`` (an ``SdkCase``): ``query()`` runs in the
+        child, its CLI (``agentlab.agent_sdk.fake_transport``) here; the frames the fake emits are
+        pushed to the child and kept, and parsed here into the messages the consumer read.
+
+        Returns:
+            An ``SdkRun`` (``agentlab.grader._sdk``), as ``run_sdk_case`` makes in-process. Never
+            raises for anything the consumer does.
+
+        Raises:
+            ImportError: when claude-agent-sdk is not installed.
+            LoadError: when the child had died and cannot load the submission again.
+        """
+        from ..agent_sdk import fake_transport, forget_session
+        from ._sdk import ALLOWED_TOOLS, CANCEL_GRACE, DRAIN_LIMIT, SdkRun
+
+        try:
+            from claude_agent_sdk import ClaudeAgentOptions
+        except ImportError as error:
+            from ..agent_sdk import INSTALL_HINT
+
+            raise ImportError(INSTALL_HINT) from error
+        if self.proc is None:
+            self.load()
+        limit = case.time_limit if time_limit is None else time_limit
+        run = SdkRun(case=case, time_limit=limit)
+        run.isolated = True
+        forget_session(case.session_id)  # each grading reuses the case's fixed id
+        env = {"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"} if case.session_state_events else {}
+        options = ClaudeAgentOptions(allowed_tools=list(ALLOWED_TOOLS), max_turns=case.max_turns,
+                                     max_budget_usd=case.max_budget_usd, session_id=case.session_id, env=env)
+        transport = fake_transport(case.scenario, options=options, report_cost=case.report_cost)
+        self._cases_run += 1
+        offset = self._output_size()
+        start = time.monotonic()
+        # the child cancels the consumer itself; this deadline is for one that holds its event loop
+        deadline = [start + limit + CANCEL_GRACE + 1.5]
+        forwarded: list[dict[str, Any]] = []
+        wire.send(self.conn, {"op": "sdk-case", "id": self._cases_run, "prompt": case.prompt,
+                              "allowed_tools": list(ALLOWED_TOOLS), "max_turns": case.max_turns,
+                              "max_budget_usd": case.max_budget_usd, "session_id": case.session_id, "env": env,
+                              "time_limit": limit})
+        got: dict[str, Any] = {}
+
+        def serve() -> None:
+            try:
+                got["result"] = asyncio.run(self._serve_sdk(transport, run, deadline, forwarded, DRAIN_LIMIT))
+            except BaseException as exc:  # noqa: BLE001 - a fault of the fake CLI: the case fails, visibly
+                got["result"] = "protocol"
+                got["error"] = exc
+
+        worker = threading.Thread(target=serve, name=f"agentlab-grade-sdk-{case.name}", daemon=True)
+        worker.start()
+        worker.join()
+        result = got.get("result", "protocol")
+        if result == "timeout":
+            run.timed_out = True
+            self._stop()
+        elif result in ("died", "protocol"):
+            run.child_end = self._ended() if result == "died" else {"how": "protocol"}
+            self._stop()
+        else:
+            _sdk_outcome(run, result, forwarded)
+            if run.unstoppable or run.child_end is not None:
+                self._stop()
+        session = getattr(getattr(transport, "cli", None), "session", None)
+        if session is not None:
+            from .._client import journal
+
+            steps = journal(session.client).steps
+            run.steps, run.stop_reasons = len(steps), [e.stop_reason for e in steps]
+        run.elapsed = time.monotonic() - start
+        run.output = self.output_tail(offset)
+        return run
+
+    async def _serve_sdk(self, transport: Any, run: Any, deadline: list[float], forwarded: list[dict[str, Any]],
+                         drain_limit: float) -> Any:
+        """Answer the child's SDK transport until it reports its outcome: the outcome's header, or
+        ``"timeout"``, ``"died"``, ``"protocol"``."""
+        loop = asyncio.get_running_loop()
+        frames: asyncio.Queue = asyncio.Queue()
+        fd = self.conn.fileno()
+
+        def readable() -> None:
+            try:
+                frames.put_nowait(wire.recv(self.conn))
+            except EOFError:
+                frames.put_nowait("died")
+                loop.remove_reader(fd)
+            except (wire.ProtocolError, OSError):
+                frames.put_nowait(self._garbled())
+                loop.remove_reader(fd)
+
+        async def forward() -> None:
+            try:
+                async for message in transport.read_messages():
+                    forwarded.append(message)
+                    wire.send(self.conn, {"op": "sdk-message", "data": message})
+                wire.send(self.conn, {"op": "sdk-end"})
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the CLI's error (ProcessError...) goes to the SDK in the child
+                stderr = getattr(exc, "stderr", None)
+                try:
+                    wire.send(self.conn, {"op": "sdk-error", "type": type(exc).__name__, "message": str(exc),
+                                          "exit_code": getattr(exc, "exit_code", None),
+                                          "stderr": stderr if isinstance(stderr, str) else None})
+                except (OSError, ValueError):
+                    pass
+
+        loop.add_reader(fd, readable)
+        forwarder: asyncio.Task | None = None
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(frames.get(), max(deadline[0] - time.monotonic(), 0.001))
+                except asyncio.TimeoutError:
+                    return "timeout"
+                if isinstance(item, str):
+                    return item
+                header, _ = item
+                op = header.get("op")
+                if op == "sdk-connect" and forwarder is None:
+                    await transport.connect()
+                    forwarder = loop.create_task(forward())
+                elif op == "sdk-write":
+                    await transport.write(str(header.get("data") or ""))
+                elif op == "sdk-end-input":
+                    await transport.end_input()
+                elif op == "sdk-close":
+                    pass  # closed below, once the outcome is in
+                elif op == "sdk-draining":
+                    deadline[0] = time.monotonic() + drain_limit + 6
+                elif op == "refused":
+                    if len(run.refused) < 50:
+                        run.refused.append(_refusal(header))
+                elif op == "done":
+                    return header
+                elif op in ("http", "tool"):
+                    wire.send(self.conn, {"op": "error", "ok": False, "type": "RuntimeError",
+                                          "message": "agentlab grade: no client in an Agent SDK case"})
+                else:
+                    return "protocol"
+        finally:
+            loop.remove_reader(fd)
+            if forwarder is not None:
+                forwarder.cancel()
+                try:
+                    await forwarder
+                except BaseException:  # noqa: BLE001 - cancelled
+                    pass
+            try:
+                await asyncio.wait_for(transport.close(), 2)
+            except BaseException:  # noqa: BLE001 - best effort, as in-process
+                pass
 
     def _http(self, api: FakeAPI, header: dict[str, Any], body: bytes, runaway: list[RunawayLoop]) -> None:
         try:
@@ -533,9 +707,63 @@ def _trusted_class(qualified: str) -> type | None:
         cls = getattr(builtins, name, None)
     elif module == "anthropic" or module.startswith("anthropic."):
         cls = getattr(anthropic, name, None)
+    elif (module == "claude_agent_sdk" or module.startswith("claude_agent_sdk.")) and "claude_agent_sdk" in sys.modules:
+        cls = getattr(sys.modules["claude_agent_sdk"], name, None)
     else:
         return None
     return cls if isinstance(cls, type) and issubclass(cls, BaseException) else None
+
+
+def _sdk_outcome(run: Any, header: dict[str, Any], forwarded: list[dict[str, Any]]) -> None:
+    """Fill an ``SdkRun`` from the child's outcome and the frames the fake CLI sent it: the SDK's own
+    parser turns them into the messages the consumer read (the first ``read``) and left (``unread``)."""
+    from claude_agent_sdk._internal.message_parser import parse_message
+
+    info = header.get("sdk") if isinstance(header.get("sdk"), dict) else {}
+    messages = []
+    for frame in forwarded:
+        if not isinstance(frame, dict) or frame.get("type") in ("control_request", "control_response",
+                                                                 "control_cancel_request"):
+            continue
+        try:
+            message = parse_message(frame)
+        except Exception:  # noqa: BLE001 - a frame the SDK does not turn into a message
+            continue
+        if message is not None:
+            messages.append(message)
+    # The SDK does not yield every frame (it keeps some system events to itself): the child names
+    # the messages it saw, in order, and each is the next parsed frame of that class and subtype.
+    position = 0
+
+    def take(kinds: Any) -> list[Any]:
+        nonlocal position
+        found = []
+        for kind in kinds if isinstance(kinds, list) else []:
+            name, subtype = (list(kind) + [None, None])[:2] if isinstance(kind, list) else (None, None)
+            while position < len(messages):
+                message = messages[position]
+                position += 1
+                if type(message).__name__ == name and getattr(message, "subtype", None) == subtype:
+                    found.append(message)
+                    break
+        return found
+
+    run.read = take(info.get("read"))
+    run.unread = take(info.get("unread"))
+    run.ended = bool(info.get("ended"))
+    run.timed_out, run.unstoppable = bool(info.get("timed_out")), bool(info.get("unstoppable"))
+    if isinstance(info.get("stream_error"), dict):
+        run.stream_error = _foreign_exception(info["stream_error"])
+    if info.get("exception_is_stream_error") and run.stream_error is not None:
+        run.exception = run.stream_error
+        return
+    scratch = CaseRun(case=None, journal=None)  # type: ignore[arg-type] - only the outcome fields are used
+    _outcome(scratch, header, [])
+    run.exception, run.child_end = scratch.exception, scratch.child_end
+    if scratch.returned is not NOT_RETURNED:
+        run.returned = scratch.returned
+    if run.child_end is not None and run.child_end.get("how") == "protocol" and (run.timed_out or run.unstoppable):
+        run.child_end = None  # a consumer stopped at its limit reports neither a value nor an exception
 
 
 def _foreign_exception(info: dict[str, Any]) -> BaseException:
@@ -600,13 +828,13 @@ def _outcome(run: CaseRun, header: dict[str, Any], runaway: list[RunawayLoop]) -
                 run.exception.__cause__ = recorded
         run.traceback = str(info.get("traceback") or "")[:4000]
         if info.get("type") in ("SystemExit", "KeyboardInterrupt") and "builtins.BaseException" in (info.get("mro") or []):
-            run.ended = {"how": "raised", "type": info.get("type"), "message": str(info.get("message"))[:200]}
+            run.child_end = {"how": "raised", "type": info.get("type"), "message": str(info.get("message"))[:200]}
     elif isinstance(returned, dict) and isinstance(returned.get("str"), str):
         run.returned = returned["str"]
     elif isinstance(returned, dict):
         run.returned = _foreign_value(str(returned.get("type") or "object"), str(returned.get("repr") or ""))
     else:
-        run.ended = {"how": "protocol"}
+        run.child_end = {"how": "protocol"}
 
 
 # ---------------------------------------------------------------------------- verdicts
@@ -646,7 +874,7 @@ def containment_findings(run: CaseRun) -> list[Finding]:
             + (f" (and {more} more refused operations)" if more else "") + ".",
             f"El bucle intentó {what['es']}, algo que el grader no permite"
             + (f" (y {more} operaciones más rechazadas)" if more else "") + ".")))
-    ended = run.ended
+    ended = run.child_end
     output = f" It printed: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
     salida = f" Imprimió: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
     if ended is not None and ended.get("how") == "raised":
