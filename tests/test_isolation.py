@@ -435,13 +435,20 @@ def test_the_child_dies_with_the_grading_process(tmp_path):
         agentlab.grade(agent_loop, only=["end_turn"], time_limit=60)
     """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)})
     assert proc.stdout.readline().strip() == "grading"
+
+    def grandchildren() -> set[int]:  # the grading child is the forkserver's child
+        parents = _parents()
+        mine = _descendants(proc.pid, parents)
+        return {p for p in mine if parents.get(p) in mine}
+
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and len(_descendants(proc.pid)) < 2:  # the forkserver and the child
+    while time.monotonic() < deadline and not grandchildren():
         time.sleep(0.1)
+    assert grandchildren(), "the grading child never started"
+    time.sleep(0.5)  # it is running the loop now
     family = _descendants(proc.pid)
-    assert len(family) >= 2
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10

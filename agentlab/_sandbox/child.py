@@ -110,6 +110,22 @@ def _die_with_parent() -> None:
         pass
 
 
+def _let_the_forkserver_go() -> None:
+    """Close the forkserver's 'alive' pipe and the resource tracker's pipe, which every forkserver
+    child inherits: while a child holds the 'alive' pipe's write end, the forkserver does not see
+    its parent die, so it does not exit and the child's ``PR_SET_PDEATHSIG`` never fires."""
+    from multiprocessing import forkserver, resource_tracker
+
+    for owner, name in ((forkserver._forkserver, "_forkserver_alive_fd"), (resource_tracker._resource_tracker, "_fd")):
+        fd = getattr(owner, name, None)
+        if isinstance(fd, int):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            setattr(owner, name, None)
+
+
 def _set_limits(cpu_seconds: int) -> None:
     def vm_bytes() -> int:
         try:
@@ -485,6 +501,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
             A ``"pickle"`` submission's bytes come as the body of the first frame.
     """
     _die_with_parent()
+    _let_the_forkserver_go()
     os.setsid()
     _set_limits(int(setup["cpu_seconds"]))
     scratch = setup["scratch"]
