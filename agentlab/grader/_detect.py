@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..fake._journal import Exchange
-from ._harness import NOT_RETURNED, CaseRun
+from ._harness import CONTAINMENT_FINDINGS, NOT_RETURNED, CaseRun
 
 __all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
            "UNFINISHED", "returned_text", "safe_describe", "says_unfinished", "lookup_crash"]
@@ -100,6 +100,7 @@ FINDINGS: dict[str, dict[str, dict[str, str]]] = {
     },
 }
 """The grader's own findings (not anti-patterns): name and fix in English and Spanish."""
+FINDINGS.update(CONTAINMENT_FINDINGS)  # the isolated grader's: a refused operation, the child's death, a limit
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
