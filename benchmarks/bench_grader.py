@@ -7,6 +7,9 @@ Prints (run: ``python benchmarks/bench_grader.py``):
 - the grader's overhead as a ratio against the bare fake calls it makes: every request the
   graded loop sent is replayed with ``client.messages.create`` on a fresh fake client, without
   the grader's thread, spy, detectors or report;
+- isolation's cost: ``grade(agent_loop)`` (the loop in a child process, the default) against
+  ``grade(agent_loop, isolate=False)`` (in this process), warm, as a ratio (goal: at most 2x),
+  and the parent's resident memory before and after 100 isolated gradings (goal: flat).
 - class grading (``agentlab.grader._class.grade_class``, what ``agentlab grade DIR`` runs): a
   class of 100 submissions (the reference loop and every specimen, written out as files, in
   turn), every case, one worker process per submission on the machine's cores: the wall time
@@ -55,13 +58,45 @@ def main() -> None:
 
     runs = [(case, [e.request for e in run_case(agent_loop, case).journal.steps]) for case in CASES]
     requests = sum(len(r) for _, r in runs)
-    graded = min(_timed(lambda: agentlab.grade(agent_loop)) for _ in range(ROUNDS))
+    graded = min(_timed(lambda: agentlab.grade(agent_loop)) for _ in range(ROUNDS * 2))
+    in_process = min(_timed(lambda: agentlab.grade(agent_loop, isolate=False)) for _ in range(ROUNDS * 2))
+    cpu_isolated = min(_cpu(lambda: agentlab.grade(agent_loop)) for _ in range(ROUNDS))
+    cpu_in_process = min(_cpu(lambda: agentlab.grade(agent_loop, isolate=False)) for _ in range(ROUNDS))
     bare = min(bare_replay(runs) for _ in range(ROUNDS))
     print(f"grade(reference agent_loop), {len(CASES)} cases, {requests} requests: {graded * 1e3:.0f} ms warm "
-          f"(goal < 1000 ms), {cold * 1e3:.0f} ms cold (first call in a fresh process)")
-    print(f"bare fake calls for the same requests: {bare * 1e3:.0f} ms; grader/bare ratio {graded / bare:.2f}x; "
-          f"overhead per case {(graded - bare) / len(CASES) * 1e3:.2f} ms")
-    bench_class()
+          f"(goal < 1000 ms), {cold * 1e3:.0f} ms cold (first call in a fresh process: imports, the forkserver)")
+    print(f"isolated {graded * 1e3:.0f} ms vs in-process {in_process * 1e3:.0f} ms: ratio {graded / in_process:.2f}x "
+          f"(goal <= 2x; wall time, best of {ROUNDS * 2}: two processes taking turns suffer most on a loaded machine)")
+    print(f"CPU (this process + the child): isolated {cpu_isolated * 1e3:.0f} ms vs in-process {cpu_in_process * 1e3:.0f} ms: "
+          f"ratio {cpu_isolated / cpu_in_process:.2f}x")
+    print(f"bare fake calls for the same requests: {bare * 1e3:.0f} ms; in-process grader/bare ratio "
+          f"{in_process / bare:.2f}x; overhead per case {(in_process - bare) / len(CASES) * 1e3:.2f} ms")
+    before = _rss_mib()
+    for _ in range(GRADINGS):
+        agentlab.grade(agent_loop)
+    print(f"parent memory over {GRADINGS} isolated gradings: {before:.0f} MiB -> {_rss_mib():.0f} MiB resident "
+          f"(goal: flat)")
+
+
+GRADINGS = 100
+
+
+def _rss_mib() -> float:
+    """This process's resident set (MiB), from /proc (0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return 0.0
+
+
+def _cpu(fn) -> float:
+    """CPU seconds of ``fn()`` in this process plus the grader's children it stopped."""
+    from agentlab.grader._isolate import CHILD_CPU
+
+    start, child = time.process_time(), CHILD_CPU["seconds"]
+    fn()
+    return time.process_time() - start + CHILD_CPU["seconds"] - child
 
 
 CLASS_SIZE = 100

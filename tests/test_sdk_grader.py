@@ -207,8 +207,10 @@ def test_specimen_source(fn):
 
 def test_correct_consumer_has_no_fault_and_logs_without_printing(capfd):
     assert "FAULT" not in inspect.getsource(correct_consumer)
-    sdk_specimens.LOG.clear()
-    assert grade(correct_consumer, only=["success", "cost_not_reported"]).passed
+    assert grade(correct_consumer, only=["success", "cost_not_reported"]).passed  # isolated: nothing printed
+    assert capfd.readouterr() == ("", "")
+    sdk_specimens.LOG.clear()  # what it logs is seen in this process only when it runs here
+    assert grade(correct_consumer, only=["success", "cost_not_reported"], isolate=False).passed
     costs = [line.split(": ")[1] for line in sdk_specimens.LOG]
     assert len(costs) == 2 and re.fullmatch(r"\$0\.\d{4}", costs[0]) and costs[1] == "cost not reported"
     assert capfd.readouterr() == ("", "")

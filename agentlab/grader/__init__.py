@@ -31,28 +31,68 @@ final result text (``ResultMessage.result``) when the run succeeded (subtype ``"
 ``is_error`` false), raises any ``Exception`` when it did not (letting the SDK's ``ResultError``
 propagate is enough), reads the stream to its end, and survives ``total_cost_usd`` being None
 (seed 004, reference 6.1-6.2).
+
+Isolation and the threat model
+------------------------------
+``grade(loop)`` runs the loop in a child process (``isolate=False`` runs it in this one, for
+trusted code); ``grade_file(path)`` and ``grade_source(code)`` (the CLI's ``agentlab grade`` and
+the quiz's fix-the-code items) run the file's top level or the answer's source there too. The
+fake API, the spy ``run_tool``, the journal and :func:`judge` stay in this process
+(``_isolate``); the child (``agentlab._sandbox.child``) reaches the fake over a pipe and sends
+back only data: a real ``str`` (``type(x) is str``; anything else, a ``str`` subclass included,
+is ``returned-non-string``), or an exception's type name, message and trimmed traceback. The
+child never receives a case's expected answer.
+
+Contained here, by the process, its limits and an audit hook (PEP 578), each a failing verdict
+with a plain explanation, never a pass: ``os._exit()``, ``sys.exit()``, a signal or a
+segfault (``exited``, ``crashed``); a case past its wall-time limit (killed: ``timeout``), the
+CPU limit (``RLIMIT_CPU``), 1 GiB of address space above the child's start (``RLIMIT_AS``),
+64 MiB per file, no core files (``resource-limit``); starting processes (fork, exec, spawn,
+``os.system``, ``subprocess``), sending signals, the network (connect, bind, DNS), ctypes,
+reading files outside the standard library, site-packages, the agentlab modules the child
+needs, the submission's own file and its scratch directory, writing or deleting outside that
+directory, making links, and importing or reading the modules that hold scenarios, cases,
+answers, the reference loop and the quiz banks (``forbidden-operation``). The child is the
+leader of its own session and process group, killed as a whole after the grading; it dies with
+its parent (``PR_SET_PDEATHSIG``); its environment loses everything but ``PATH``, ``HOME``,
+locale and Python's own variables (no API keys); the scratch directory (its working directory
+and ``TMPDIR``) is removed after. Rebinding the grader's functions or editing the journal is
+impossible from there: they live in another process.
+
+Not contained: an audit hook is not a security boundary against determined native code (a C
+extension, an interpreter bug, memory tricks can get around it; PEP 578 says as much), so a
+submission that escapes it could read what the grading user can read, use the network, fill the
+disk with many files, or leave a process that calls ``setsid``. For exams or anything graded for
+marks, run ``agentlab grade`` inside a container with no network, a read-only root, memory, CPU
+and process limits (the README's "Grading untrusted code" gives the command); the isolation
+above still applies inside it. An Agent SDK consumer (:func:`grade_sdk`) is isolated the same
+way: ``query()`` and the consumer run in the child, the fake CLI here, its frames pushed over the
+pipe (``_isolate.Sandbox.run_sdk_case``).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
+from ..fake._journal import Journal
 from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, _text, detect_all, error_streak,
                       returned_text, safe_describe)
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
+from ._isolate import LoadError, Sandbox, Submission, containment_findings
 from ._report import CaseResult, Report, resolve_lang, verdict
 from ._typescript import TypeScriptError, grade_typescript, grade_typescript_many, is_typescript_target
 from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, is_sdk_consumer, takes_one_argument
 
-__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "Report", "SDK_CASES", "SDK_CASE_NAMES", "SdkCase",
-           "TypeScriptError", "grade", "grade_sdk", "grade_typescript", "grade_typescript_many", "get_case", "get_sdk_case",
-           "is_sdk_consumer", "judge"]
+__all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "LoadError", "Report", "SDK_CASES", "SDK_CASE_NAMES",
+           "SdkCase", "TypeScriptError", "grade", "grade_file", "grade_sdk", "grade_source", "grade_typescript",
+           "grade_typescript_many", "get_case", "get_sdk_case", "is_sdk_consumer", "judge", "judge_isolated"]
 
 
 _FINISHED = ("end_turn", "stop_sequence")
@@ -207,13 +247,15 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
 
 
 def grade(loop: Callable[..., Any] | str | os.PathLike[str], only: Iterable[str] | None = None, *, lang: str | None = None,
-          time_limit: float | None = None) -> Report:
+          time_limit: float | None = None, isolate: bool = True) -> Report:
     """Run ``loop`` on the conformance cases and return a :class:`Report`.
 
-    An Agent SDK consumer (``async def consume(messages) -> str``, one parameter; see
-    :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`). The path of a
+    The loop runs in a child process (``isolate=True``, the default): see "Isolation" in this
+    module's docstring. An Agent SDK consumer (``async def consume(messages) -> str``, one
+    parameter; see :func:`is_sdk_consumer`) runs on the SDK cases instead (:func:`grade_sdk`),
+    isolated the same way (``query()`` in the child, its fake CLI here). The path of a
     TypeScript/JavaScript file (``"loop.ts"``, ``"loop.ts:myLoop"``) is graded by
-    :func:`grade_typescript`.
+    :func:`grade_typescript` (Node.js in its own process group).
 
     Args:
         loop: ``agent_loop(client, prompt, tools, run_tool) -> str`` (or ``async def``), an
@@ -223,18 +265,22 @@ def grade(loop: Callable[..., Any] | str | os.PathLike[str], only: Iterable[str]
             ``SDK_CASE_NAMES`` for a consumer).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
         time_limit: seconds per case before the loop is stopped (default: each case's, 10 s).
+        isolate: False runs the loop (or consumer) in this process, in a thread, as before isolation
+            existed: for trusted code only (a debugger's breakpoint works there).
 
     Returns:
         The report; ``report.passed`` is True when every case passed.
 
     Raises:
         TypeError: when ``loop`` is not callable, or takes one parameter without being ``async`` (a
-            consumer must be ``async def consume(messages)``).
+            consumer must be ``async def consume(messages)``), or cannot be sent to the child
+            (it closes over a lock, an open file...).
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
         ImportError: for an Agent SDK consumer when claude-agent-sdk is not installed.
         TypeScriptError: for a TypeScript file that cannot be graded (Node.js or ``npm ci``
             missing, the file does not compile or lacks the export; the message says which).
+        LoadError: when the child cannot load the loop (its module cannot be imported there).
     """
     if isinstance(loop, (str, os.PathLike)):
         if not is_typescript_target(loop):
@@ -242,14 +288,194 @@ def grade(loop: Callable[..., Any] | str | os.PathLike[str], only: Iterable[str]
                             f"a TypeScript/JavaScript loop (.ts, .mts, .cts, .js, .mjs, .cjs), not {os.fspath(loop)!r}")
         return grade_typescript(loop, only, lang=lang, time_limit=time_limit)
     if is_sdk_consumer(loop):
-        return grade_sdk(loop, only, lang=lang, time_limit=time_limit)
+        return grade_sdk(loop, only, lang=lang, time_limit=time_limit, isolate=isolate)
     if takes_one_argument(loop):
-        raise TypeError(f"grade() got {getattr(loop, '__name__', 'a function')}() of one parameter: an Agent SDK consumer "
-                        "must be `async def consume(messages) -> str` (it reads the stream with `async for`), and a "
-                        "loop takes four, agent_loop(client, prompt, tools, run_tool)")
+        raise _one_parameter(getattr(loop, '__name__', 'a function'))
     if not callable(loop):
         raise TypeError(f"grade() needs a function agent_loop(client, prompt, tools, run_tool), got {type(loop).__name__}")
     lang = resolve_lang(lang)
-    cases = list(CASES) if only is None else [get_case(name) for name in ([only] if isinstance(only, str) else only)]
-    results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
-    return Report(cases=results, lang=lang, loop_name=getattr(loop, "__name__", "agent_loop"))
+    cases = _cases(only)
+    name = getattr(loop, "__name__", "agent_loop")
+    if not isolate or not _isolation_available():
+        results = [judge(run_case(loop, case, time_limit=time_limit), lang) for case in cases]
+        return Report(cases=results, lang=lang, loop_name=name)
+    return _grade_isolated(Submission.of(loop), cases, lang, time_limit, name)
+
+
+def _one_parameter(name: str) -> TypeError:
+    return TypeError(f"grade() got {name}() of one parameter: an Agent SDK consumer must be `async def "
+                     "consume(messages) -> str` (it reads the stream with `async for`), and a loop takes four, "
+                     "agent_loop(client, prompt, tools, run_tool)")
+
+
+def _isolation_available() -> bool:
+    """Whether this platform can start the isolated child (a ``forkserver``: Linux, macOS); where it
+    cannot (Windows), grading runs in this process, with a warning, as before isolation existed."""
+    import multiprocessing
+    import warnings
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        return True
+    warnings.warn("agentlab.grade: this platform has no forkserver, so the loop runs in the grader's own "
+                  "process, not isolated (see 'Grading untrusted code' in the README)", RuntimeWarning, stacklevel=3)
+    return False
+
+
+def _load_here(submission: Submission) -> Any:
+    """Where isolation is not available: the submission's function, loaded in this process.
+
+    Raises:
+        LoadError: as the child would report it.
+    """
+    namespace: dict[str, Any] = {"__name__": "agentlab_fix_code" if submission.kind == "source" else
+                                 f"agentlab_graded_{Path(submission.path or 'loop').stem}"}
+    try:
+        code = submission.code if submission.kind == "source" else Path(submission.path).read_text(encoding="utf-8")
+        exec(compile(code, submission.filename, "exec"), namespace)  # noqa: S102 - not isolated: documented
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - reported as the child would
+        kind = "syntax" if isinstance(exc, SyntaxError) else "raised"
+        raise LoadError(f"{type(exc).__name__}: {exc}", kind=kind, line=getattr(exc, "lineno", None),
+                        type_name=type(exc).__name__) from None
+    name = submission.name or ("agent_loop" if callable(namespace.get("agent_loop")) or
+                               not callable(namespace.get("consume")) else "consume")
+    if name not in namespace:
+        raise LoadError(f"no function {name}", kind="missing", es=f"no hay ninguna función {name}",
+                        found=[n for n, v in namespace.items() if callable(v) and not n.startswith("_")])
+    if not callable(namespace[name]):
+        raise LoadError(f"{name} is not a function", kind="not-callable", type_name=type(namespace[name]).__name__,
+                        es=f"{name} no es una función")
+    return namespace[name]
+
+
+def _cases(only: Iterable[str] | str | None) -> list[Case]:
+    return list(CASES) if only is None else [get_case(name) for name in ([only] if isinstance(only, str) else only)]
+
+
+def judge_isolated(run: CaseRun, lang: str = "en") -> CaseResult:
+    """The verdict on an isolated run: what the sandbox saw first (a refused operation, the child's
+    death, a limit: :func:`~agentlab.grader._isolate.containment_findings`), with the detectors'
+    findings after it; :func:`judge` when the sandbox saw nothing."""
+    contained = containment_findings(run)
+    if not contained:
+        return judge(run, lang)
+    tags = {f.tag for f in contained}
+    return verdict(run, contained + [f for f in detect_all(run) if f.tag not in tags], None, lang)
+
+
+def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_limit: float | None,
+                    name: str, sandbox: Sandbox | None = None) -> Report:
+    import sys
+
+    limits = [case.time_limit if time_limit is None else time_limit for case in cases]
+    box = sandbox or Sandbox(submission, limits, lang)
+    results = []
+    try:
+        if box.loaded is None:
+            box.load()
+        for case in cases:
+            try:
+                run = box.run_case(case, time_limit=time_limit)
+            except LoadError as exc:  # it loaded once, then not again after a case killed the child
+                run = CaseRun(case=case, journal=Journal(scenario=case.scenario.name), isolated=True,
+                              child_end={"how": "exit", "code": None}, output=str(exc))
+            if run.output:
+                print(run.output, end="" if run.output.endswith("\n") else "\n", file=sys.stdout)
+            results.append(judge_isolated(run, lang))
+    finally:
+        box.close()
+    return Report(cases=results, lang=lang, loop_name=name)
+
+
+def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | None = None, *,
+               lang: str | None = None, time_limit: float | None = None) -> Report:
+    """Grade the function ``name`` of the Python file at ``path``; the file's top level runs in the
+    child too (an ``exit()``, a crash or an endless loop there is a :class:`LoadError`).
+
+    Args:
+        path: the learner's ``.py`` file.
+        name: the function (default ``agent_loop``, else ``consume`` when the file has no ``agent_loop``).
+        only, lang, time_limit: as for :func:`grade`.
+
+    Returns:
+        The report (an Agent SDK consumer is graded on the SDK cases, isolated too).
+
+    Raises:
+        LoadError: the file cannot be loaded (syntax error, exception, exit or crash at its top level,
+            more than ``LOAD_LIMIT`` seconds, no such function); its message says why.
+        TypeError, KeyError, ValueError: as for :func:`grade`.
+    """
+    lang = resolve_lang(lang)
+    submission = Submission.file(path, name)
+    if not _isolation_available():
+        return grade(_load_here(submission), only, lang=lang, time_limit=time_limit, isolate=False)
+    cases = _cases(only) if only is None or not _sdk_names(only) else None
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES], lang)
+    try:
+        loaded = box.load()
+    except BaseException:
+        box.close()
+        raise
+    if loaded.shape in ("consumer", "one-arg"):
+        return _grade_loaded_consumer(box, loaded, only, lang, time_limit)
+    if cases is None:
+        box.close()
+        cases = _cases(only)
+    return _grade_isolated(submission, cases, lang, time_limit, loaded.name, sandbox=box)
+
+
+def _grade_loaded_consumer(box: Sandbox, loaded: Any, only: Iterable[str] | str | None, lang: str,
+                           time_limit: float | None) -> Report:
+    """Grade the Agent SDK consumer loaded in ``box`` on the SDK cases (closes ``box``)."""
+    from ._sdk import grade_sdk_isolated
+
+    try:
+        if loaded.shape == "one-arg":
+            raise _one_parameter(loaded.name)
+        cases = list(SDK_CASES) if only is None else [get_sdk_case(n) for n in ([only] if isinstance(only, str) else only)]
+        try:
+            import claude_agent_sdk  # noqa: F401
+        except ImportError as error:
+            from ..agent_sdk import INSTALL_HINT
+
+            raise ImportError(INSTALL_HINT) from error
+    except BaseException:
+        box.close()
+        raise
+    return grade_sdk_isolated(box, cases, lang, time_limit, loaded.name)
+
+
+def _sdk_names(only: Iterable[str] | str) -> bool:
+    names = [only] if isinstance(only, str) else list(only)
+    return bool(names) and all(n in SDK_CASE_NAMES for n in names)
+
+
+def grade_source(code: str, name: str = "agent_loop", only: Iterable[str] | str | None = None, *,
+                 lang: str | None = None, time_limit: float | None = None, filename: str = "<submission>") -> Report:
+    """Grade the function ``name`` defined by the Python source ``code`` (a fix-the-code answer),
+    executed in the child.
+
+    Returns:
+        The report (an Agent SDK consumer is graded on the SDK cases, isolated too).
+
+    Raises:
+        LoadError: as for :func:`grade_file` (``kind`` says which: ``"syntax"``, ``"raised"``,
+            ``"missing"``, ``"not-callable"``, ``"died"``, ``"timeout"``, ``"refused"``).
+        TypeError, KeyError, ValueError: as for :func:`grade`.
+    """
+    lang = resolve_lang(lang)
+    submission = Submission.source(code, name, filename)
+    if not _isolation_available():
+        return grade(_load_here(submission), only, lang=lang, time_limit=time_limit, isolate=False)
+    cases = _cases(only) if only is None or not _sdk_names(only) else None
+    box = Sandbox(submission, [c.time_limit if time_limit is None else time_limit for c in cases or CASES], lang)
+    try:
+        loaded = box.load()
+    except BaseException:
+        box.close()
+        raise
+    if loaded.shape in ("consumer", "one-arg"):
+        return _grade_loaded_consumer(box, loaded, only, lang, time_limit)
+    if cases is None:
+        box.close()
+        cases = _cases(only)
+    return _grade_isolated(submission, cases, lang, time_limit, loaded.name, sandbox=box)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..fake._journal import Exchange
-from ._harness import NOT_RETURNED, CaseRun
+from ._harness import CONTAINMENT_FINDINGS, NOT_RETURNED, CaseRun
 
 __all__ = ["Finding", "ForeignValue", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
            "UNFINISHED", "returned_text", "safe_describe", "says_unfinished", "lookup_crash"]
@@ -93,13 +93,6 @@ FINDINGS: dict[str, dict[str, dict[str, str]]] = {
         "fix": {"en": "On this case a correct loop finishes; read the exception and the journal.",
                 "es": "En este caso un bucle correcto termina; lee la excepción y el registro."},
     },
-    "exited": {
-        "name": {"en": "Ended the program", "es": "Terminó el programa"},
-        "fix": {"en": "Return the answer, or raise an exception when the task cannot finish; never end the process "
-                      "(sys.exit(), os._exit(), process.exit()) in a loop.",
-                "es": "Devuelve la respuesta, o lanza una excepción si la tarea no puede terminar; nunca termines el "
-                      "proceso (sys.exit(), os._exit(), process.exit()) en un bucle."},
-    },
     "api-error": {
         "name": {"en": "The API rejected a request", "es": "La API rechazó una petición"},
         "fix": {"en": "Read the API's error text: it names the offending messages.N.",
@@ -107,6 +100,7 @@ FINDINGS: dict[str, dict[str, dict[str, str]]] = {
     },
 }
 """The grader's own findings (not anti-patterns): name and fix in English and Spanish."""
+FINDINGS.update(CONTAINMENT_FINDINGS)  # the isolated grader's: a refused operation, the child's death, a limit
 
 
 def _ev(en: str, es: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ import ctypes
 import inspect
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .._client import fake_api, fake_async_client, fake_client
@@ -27,7 +27,7 @@ from ..errors import RunawayLoop
 from ..fake._journal import Journal
 from ._cases import Case
 
-__all__ = ["CaseTimeout", "ToolCall", "CaseRun", "run_case", "NOT_RETURNED"]
+__all__ = ["CONTAINMENT_FINDINGS", "CaseTimeout", "ToolCall", "CaseRun", "run_case", "NOT_RETURNED"]
 
 RUNAWAY_MARGIN = 35
 """Requests past what a case needs before the fake raises RunawayLoop: above the seeds' 10-30
@@ -35,6 +35,40 @@ step caps, so a loop's own safety net always trips first and counts as one."""
 
 NOT_RETURNED = object()
 """Marks a loop that did not return (it raised, or was stopped)."""
+
+
+CONTAINMENT_FINDINGS: dict[str, dict[str, dict[str, str]]] = {
+    "forbidden-operation": {
+        "name": {"en": "Did something the grader forbids", "es": "Hizo algo que el grader prohíbe"},
+        "fix": {"en": "A loop only calls the client and run_tool: no files outside the working directory, no "
+                      "processes, no network, no ctypes.",
+                "es": "Un bucle solo llama al cliente y a run_tool: nada de ficheros fuera del directorio de trabajo, "
+                      "procesos, red ni ctypes."},
+    },
+    "exited": {
+        "name": {"en": "Ended the program", "es": "Terminó el programa"},
+        "fix": {"en": "Return the answer, or raise an exception when the task cannot finish; never call sys.exit() or "
+                      "os._exit() in a loop.",
+                "es": "Devuelve la respuesta, o lanza una excepción si la tarea no puede terminar; nunca llames a "
+                      "sys.exit() ni a os._exit() en un bucle."},
+    },
+    "crashed": {
+        "name": {"en": "Crashed Python", "es": "Hizo caer Python"},
+        "fix": {"en": "Look for deep recursion (and sys.setrecursionlimit), ctypes or a C extension misused; the "
+                      "output above shows what it printed last.",
+                "es": "Busca recursión profunda (y sys.setrecursionlimit), ctypes o una extensión en C mal usada; la "
+                      "salida muestra lo último que imprimió."},
+    },
+    "resource-limit": {
+        "name": {"en": "Went past a resource limit", "es": "Superó un límite de recursos"},
+        "fix": {"en": "Keep the conversation and the data you hold small; a loop needs little memory and CPU, it "
+                      "waits on the API.",
+                "es": "Mantén pequeños la conversación y los datos que guardas; un bucle necesita poca memoria y CPU, "
+                      "espera a la API."},
+    },
+}
+"""The isolated grader's own findings (``_isolate.containment_findings``): name and fix in English
+and Spanish, merged into ``_detect.FINDINGS``."""
 
 
 class CaseTimeout(BaseException):
@@ -66,6 +100,19 @@ class CaseRun:
     unstoppable: bool = False
     elapsed: float = 0.0
     """Seconds of wall time (not part of any printed output)."""
+    isolated: bool = False
+    """The loop ran in a child process (``_isolate.Sandbox``), not in this one."""
+    child_end: dict[str, Any] | None = None
+    """How the child ended the case when it did not return or raise normally: ``{"how": "exit",
+    "code": n}``, ``{"how": "signal", "signal": "SIGSEGV"}``, ``{"how": "raised", "type":
+    "SystemExit"}`` or ``{"how": "protocol"}``; None otherwise."""
+    refused: list[dict[str, str]] = field(default_factory=list)
+    """What the child's audit hook refused, in order, in words: ``{"en": "reading
+    /home/u/.ssh/id_rsa", "es": "leer /home/u/.ssh/id_rsa"}``."""
+    output: str = ""
+    """What the loop printed (stdout and stderr), trimmed; isolated runs only."""
+    traceback: str = ""
+    """The exception's trimmed traceback as the child formatted it; isolated runs only."""
 
     @property
     def runaway(self) -> bool:
@@ -110,7 +157,8 @@ def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None =
     client = (fake_async_client if is_async else fake_client)(
         case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
     api = fake_api(client)
-    run = CaseRun(case=case, journal=api.journal)
+    limit = case.time_limit if time_limit is None else time_limit
+    run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal)  # the verdict names the limit used
     tools = copy.deepcopy(list(case.scenario.tools))
     run_tool = _spy(case, api.journal, run.calls)
 
@@ -123,7 +171,6 @@ def run_case(loop: Callable[..., Any], case: Case, *, time_limit: float | None =
         except BaseException as exc:  # noqa: BLE001 - everything the loop does is reported
             run.exception = exc
 
-    limit = case.time_limit if time_limit is None else time_limit
     worker = threading.Thread(target=target, name=f"agentlab-grade-{case.name}", daemon=True)
     start = time.perf_counter()
     worker.start()

@@ -25,9 +25,13 @@ The code under test is the part of an Agent SDK program that reads the messages 
 
 ``agentlab.grade(consume)`` sends an ``async def`` of one parameter here (:func:`is_sdk_consumer`);
 the report is the loop grader's :class:`~agentlab.grader.Report`, one
-:class:`~agentlab.grader.CaseResult` per case in :data:`SDK_CASES`. Each case runs in a worker
-thread with its own event loop and a time limit: a consumer that waits forever is cancelled, one
-that spins is interrupted (``CaseTimeout``), one that resists both is abandoned and reported as
+:class:`~agentlab.grader.CaseResult` per case in :data:`SDK_CASES`. By default the consumer
+runs in the isolated grader's child process (``agentlab._sandbox.sdk``; the fake CLI stays in
+this one, ``_isolate.Sandbox.run_sdk_case``): it is cancelled at its time limit, reported
+``unstoppable`` when it swallows the cancellation, and killed (``timeout``) when it holds its
+event loop. With ``isolate=False`` (:func:`run_sdk_case`) each case runs in a worker thread with
+its own event loop and a time limit: a consumer that waits forever is cancelled, one that spins
+is interrupted (``CaseTimeout``), one that resists both is abandoned and reported as
 ``unstoppable``. Sessions get fixed ids (one per case), so a report is the same on every run.
 """
 
@@ -217,6 +221,16 @@ class SdkRun:
     stop_reasons: list[str | None] = field(default_factory=list)
     elapsed: float = 0.0
     """Seconds of wall time (not part of any printed output)."""
+    isolated: bool = False
+    """The consumer ran in the isolated grader's child process (``_isolate.Sandbox.run_sdk_case``)."""
+    child_end: dict[str, Any] | None = None
+    """How the child ended the case when it did not return or raise normally (as ``CaseRun.child_end``)."""
+    refused: list[dict[str, str]] = field(default_factory=list)
+    """What the child's audit hook refused (as ``CaseRun.refused``)."""
+    output: str = ""
+    """What the consumer printed, trimmed; isolated runs only."""
+    traceback: str = ""
+    """The exception's trimmed traceback; isolated runs only."""
 
     @property
     def result(self) -> Any:
@@ -593,8 +607,40 @@ def _judge_raise(run: SdkRun) -> list[Finding]:
     return [Finding("error-result-as-success", _ev(" ".join(en), " ".join(es)))]
 
 
+def judge_sdk_isolated(run: SdkRun, lang: str = "en") -> CaseResult:
+    """The verdict on an isolated consumer run: what the sandbox saw (a refused operation, the
+    child's death, a limit: ``_isolate.containment_findings``), else :func:`judge_sdk`."""
+    from ._isolate import containment_findings
+
+    contained = containment_findings(run)
+    if not contained:
+        return judge_sdk(run, lang)
+    exc = run.exception
+    return CaseResult(
+        name=run.case.name, description=run.case.description, passed=False, findings=contained, note=None,
+        steps=run.steps, stop_reasons=run.stop_reasons,
+        returned=None if run.returned is NOT_RETURNED else _short(run.returned),
+        exception=None if exc is None else _short(f"{type(exc).__name__}: {exc}"), lang=lang)
+
+
+def grade_sdk_isolated(box: Any, cases: list[SdkCase], lang: str, time_limit: float | None, name: str) -> Report:
+    """Grade the consumer loaded in ``box`` (an ``_isolate.Sandbox``) on ``cases``; closes ``box``."""
+    import sys
+
+    results = []
+    try:
+        for case in cases:
+            run = box.run_sdk_case(case, time_limit=time_limit)
+            if run.output:
+                print(run.output, end="" if run.output.endswith("\n") else "\n", file=sys.stdout)
+            results.append(judge_sdk_isolated(run, lang))
+    finally:
+        box.close()
+    return Report(cases=results, lang=lang, loop_name=name)
+
+
 def grade_sdk(consume: Callable[[Any], Any], only: Iterable[str] | str | None = None, *, lang: str | None = None,
-              time_limit: float | None = None) -> Report:
+              time_limit: float | None = None, isolate: bool = True) -> Report:
     """Run an Agent SDK consumer on the SDK cases and return a :class:`~agentlab.grader.Report`.
 
     Args:
@@ -602,12 +648,14 @@ def grade_sdk(consume: Callable[[Any], Any], only: Iterable[str] | str | None = 
         only: SDK case names to run (default: all, in order; see :data:`SDK_CASE_NAMES`).
         lang: language of explanations, ``"en"`` or ``"es"`` (default: the learner's setting).
         time_limit: seconds per case before the consumer is stopped (default: each case's, 10 s).
+        isolate: False runs the consumer in this process (trusted code only); by default it runs in
+            the isolated grader's child process, its CLI (the fake) in this one.
 
     Returns:
         The report; ``report.passed`` is True when every case passed.
 
     Raises:
-        TypeError: when ``consume`` is not callable.
+        TypeError: when ``consume`` is not callable, or cannot be sent to the child.
         KeyError: for an unknown case name in ``only`` (the message lists the names).
         ValueError: for an unsupported ``lang``.
         ImportError: when claude-agent-sdk is not installed.
@@ -616,5 +664,24 @@ def grade_sdk(consume: Callable[[Any], Any], only: Iterable[str] | str | None = 
         raise TypeError(f"grade() needs a function async def consume(messages) -> str, got {type(consume).__name__}")
     lang = resolve_lang(lang)
     cases = list(SDK_CASES) if only is None else [get_sdk_case(n) for n in ([only] if isinstance(only, str) else only)]
+    name = getattr(consume, "__name__", "consume")
+    from . import _isolation_available
+
+    if isolate and _isolation_available():
+        try:
+            import claude_agent_sdk  # noqa: F401 - checked here, before a child is started
+        except ImportError as error:
+            from ..agent_sdk import INSTALL_HINT
+
+            raise ImportError(INSTALL_HINT) from error
+        from ._isolate import Sandbox, Submission
+
+        box = Sandbox(Submission.of(consume), [c.time_limit if time_limit is None else time_limit for c in cases], lang)
+        try:
+            box.load()
+        except BaseException:
+            box.close()
+            raise
+        return grade_sdk_isolated(box, cases, lang, time_limit, name)
     results = [judge_sdk(run_sdk_case(consume, case, time_limit=time_limit), lang) for case in cases]
-    return Report(cases=results, lang=lang, loop_name=getattr(consume, "__name__", "consume"))
+    return Report(cases=results, lang=lang, loop_name=name)

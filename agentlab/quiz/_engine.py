@@ -23,7 +23,8 @@ Scoring (every score is in [0, 1]):
 - ``fix_code``: the learner's code runs in a fresh namespace and its ``agent_loop`` goes
   through :func:`agentlab.grade`: 1 when the report passes, else 0. A syntax error, an
   exception while defining it, or a missing ``agent_loop`` give score 0 and a message, never a
-  crash. The code runs in this process, like any notebook cell.
+  crash. The code runs in the isolated grader's child process (``agentlab.grader``), never in
+  this one: an exit, a crash or an endless loop in it is a failing answer with a message.
 """
 
 from __future__ import annotations
@@ -264,25 +265,27 @@ def grade_code(code: Any, lang: str | None = None, *, question_id: str = "fix_co
                          f"not {type(code).__name__}")
     words = WORDS[language(lang)]
     try:
-        compiled = compile(code, f"<{question_id}>", "exec")
+        compile(code, f"<{question_id}>", "exec")  # a syntax error is named here, without running anything
     except SyntaxError as exc:
         return 0.0, None, words["syntax"].format(line=exc.lineno, msg=exc.msg), ()
     except ValueError as exc:  # e.g. null bytes in the source
         return 0.0, None, words["syntax"].format(line="?", msg=exc), ()
-    namespace: dict[str, Any] = {"__name__": "agentlab_fix_code", "__builtins__": __builtins__}
-    try:
-        exec(compiled, namespace)  # noqa: S102 - the learner's own code, as in a notebook cell
-    except Exception as exc:  # noqa: BLE001 - reported to the learner
-        return 0.0, None, words["raised"].format(exc=f"{type(exc).__name__}: {exc}"), ()
-    loop = namespace.get("agent_loop")
-    if loop is None:
-        return 0.0, None, words["no_loop"], ()
-    if not callable(loop):
-        return 0.0, None, words["not_callable"].format(kind=type(loop).__name__), ()
-    from ..grader import grade
+    from ..grader import LoadError, grade_source
 
     try:
-        report = grade(loop, lang=language(lang))
+        # The code runs in the isolated grader's child process (agentlab.grader, "Isolation"):
+        # an exit, a crash, an endless loop or a rebound judge there cannot touch this process.
+        report = grade_source(code, "agent_loop", lang=language(lang), filename=f"<{question_id}>")
+    except LoadError as exc:
+        if exc.kind == "missing":
+            return 0.0, None, words["no_loop"], ()
+        if exc.kind == "not-callable":
+            return 0.0, None, words["not_callable"].format(kind=exc.type_name or "value"), ()
+        if exc.kind == "syntax":
+            return 0.0, None, words["syntax"].format(line=exc.line or "?", msg=str(exc).partition(": ")[2]), ()
+        if exc.kind == "raised":
+            return 0.0, None, words["raised"].format(exc=str(exc)), ()
+        return 0.0, None, words["grader"].format(exc=exc.texts.get(language(lang), str(exc))), ()
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         return 0.0, None, words["grader"].format(exc=f"{type(exc).__name__}: {exc}"), ()
     tags = tuple(dict.fromkeys(t for c in report.cases for t in c.diagnoses if t in antipatterns.BY_TAG))
