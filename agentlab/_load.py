@@ -10,7 +10,8 @@ notebook.
 A **notebook** is loaded by running its code cells in order in one fresh module, skipping:
 
 - cells tagged ``check`` (:data:`agentlab.course.CHECK_TAG`): lesson 12's checks, which call
-  ``agentlab.grade`` on the learner's functions and assert that they pass;
+  ``agentlab.grade`` on the learner's functions and assert that they pass; and cells tagged
+  ``show`` (:data:`SKIP_TAGS`), which only show the learner something;
 - cells whose first line is a cell magic (``%%time``, ``%%bash``...);
 - IPython lines (a line starting with ``%`` or ``!``, such as ``%pip install`` or ``!ls``), each
   replaced by ``pass`` at its indentation so the cell still compiles;
@@ -38,7 +39,7 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SUFFIXES", "load_function", "notebook_cells",
+__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SKIP_TAGS", "SUFFIXES", "load_function", "notebook_cells",
            "split_target"]
 
 SUFFIXES = (".py", ".ipynb")
@@ -67,7 +68,11 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 """Learner-facing load errors, by language and key (the CLI prints them)."""
 
-_CHECK_TAG = "check"  # agentlab.course.CHECK_TAG; not imported, to keep this module free of nbformat
+SKIP_TAGS = ("check", "show")
+"""Cell tags whose cells are not part of a submission: ``check`` (``agentlab.course.CHECK_TAG``,
+not imported, to keep this module free of nbformat: the lesson's graded checks) and ``show``
+(cells that show the learner something, such as lesson 12's list of the grader's cases, and
+may use what a sandboxed child may not import)."""
 _MAGIC = re.compile(r"^(\s*)[%!]")
 
 
@@ -117,7 +122,7 @@ def notebook_cells(notebook: dict[str, Any]) -> list[tuple[int, str]]:
     for index, cell in enumerate(notebook.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        if _CHECK_TAG in (cell.get("metadata", {}) or {}).get("tags", []):
+        if any(tag in SKIP_TAGS for tag in (cell.get("metadata", {}) or {}).get("tags", [])):
             continue
         source = _source(cell)
         if source.lstrip().startswith("%%"):

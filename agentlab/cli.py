@@ -239,8 +239,10 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
                     code = _notebook_source(path, lang)
                     if code is None:
                         return 2
+                    # A <name> file name: tracebacks do not try to read the notebook (the sandbox refuses
+                    # files outside its scratch folder); "# cell N" lines in the source say where.
                     report = grade_source(code, name or _default_function(code), cases, lang=lang,
-                                          time_limit=time_limit, filename=str(path))
+                                          time_limit=time_limit, filename=f"<{path.name}>")
                 elif path.suffix == ".py":
                     report = grade_file(path, name, cases, lang=lang, time_limit=time_limit)
                 else:

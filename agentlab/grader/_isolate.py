@@ -783,10 +783,18 @@ def _foreign_exception(info: dict[str, Any]) -> BaseException:
     key = (name, base)
     cls = _FOREIGN.get(key)
     if cls is None:
-        cls = type(name, (base,), {"__module__": "learner", "__str__": lambda self: self.args[0] if self.args else "",
+        cls = type(name, (base,), {"__module__": "learner",
+                                   "__str__": lambda self: getattr(self, "foreign_message", None)
+                                   or (str(self.args[0]) if self.args else ""),
                                    "__init__": lambda self, *args: BaseException.__init__(self, *args)})
         _FOREIGN[key] = cls
-    exc = cls(message)
+    args = info.get("args")
+    plain = (str, int, float, bool, type(None))
+    if isinstance(args, list) and len(args) <= 4 and all(type(a) in plain for a in args):
+        exc = cls(*args)  # the child's own args (KeyError('stop_sequence'), not "'stop_sequence'")
+    else:
+        exc = cls(message)
+    exc.foreign_message = message  # str(exc): the child's own text
     exc.traceback_text = str(info.get("traceback") or "")[:4000]
     return exc
 
