@@ -39,7 +39,8 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SKIP_TAGS", "SUFFIXES", "load_function", "notebook_cells",
+__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SKIP_TAGS", "SUFFIXES", "default_function", "load_function",
+           "notebook_cells", "notebook_source", "sandbox_load_messages",
            "split_target"]
 
 SUFFIXES = (".py", ".ipynb")
@@ -220,3 +221,45 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     if not callable(function):
         raise LoadError("no_function", path=path, name=name, found=_found(module))
     return function
+
+
+def notebook_source(path: str | Path) -> str:
+    """A notebook's code cells (as :func:`notebook_cells` keeps them) as one Python source, each
+    cell after a ``# cell N`` line: what the isolated grader runs for a notebook submission.
+
+    Raises:
+        LoadError: ``not_json`` when the file is not a JSON notebook, ``no_file`` when it is missing.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise LoadError("no_file", path=path)
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LoadError("not_json", path=path, error=exc) from None
+    cells = notebook_cells(notebook if isinstance(notebook, dict) else {})
+    return "\n\n".join(f"# cell {index}\n{source}" for index, source in cells) + "\n"
+
+
+def default_function(code: str) -> str:
+    """``agent_loop``, else ``consume`` when the source defines that and no ``agent_loop``."""
+    def defines(name: str) -> bool:
+        return re.search(rf"^(async\s+)?def\s+{name}\s*\(", code, re.M) is not None
+
+    return "consume" if defines("consume") and not defines("agent_loop") else "agent_loop"
+
+
+def sandbox_load_messages(exc: Any, shown: Any, name: str | None) -> dict[str, str]:
+    """The learner-facing reason, by language, for a load error of the isolated grader
+    (``agentlab.grader.LoadError``: ``kind``, ``found``, ``line``, ``texts``), naming the file as
+    ``shown``."""
+    out = {}
+    for lang, words in MESSAGES.items():
+        if getattr(exc, "kind", None) == "missing":
+            found = ", ".join(getattr(exc, "found", None) or []) or "-"
+            out[lang] = words["no_function"].format(path=shown, name=name or DEFAULT_FUNCTIONS[0], found=found)
+        else:
+            line = getattr(exc, "line", None)
+            where = f"{shown}:{line}" if line else str(shown)
+            out[lang] = words["load_error"].format(path=where, error=(getattr(exc, "texts", None) or {}).get(lang, str(exc)))
+    return out

@@ -437,6 +437,7 @@ def _load(setup: dict[str, Any], body: bytes) -> Any:
     if kind == "file":
         import types
 
+        sys.path.insert(0, os.getcwd())  # the scratch directory: the learner's helper modules, copied there
         path = setup["path"]
         module_name = f"agentlab_graded_{os.path.splitext(os.path.basename(path))[0]}"
         module = types.ModuleType(module_name)
