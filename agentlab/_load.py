@@ -10,7 +10,8 @@ notebook.
 A **notebook** is loaded by running its code cells in order in one fresh module, skipping:
 
 - cells tagged ``check`` (:data:`agentlab.course.CHECK_TAG`): lesson 12's checks, which call
-  ``agentlab.grade`` on the learner's functions and assert that they pass;
+  ``agentlab.grade`` on the learner's functions and assert that they pass; and cells tagged
+  ``show`` (:data:`SKIP_TAGS`), which only show the learner something;
 - cells whose first line is a cell magic (``%%time``, ``%%bash``...);
 - IPython lines (a line starting with ``%`` or ``!``, such as ``%pip install`` or ``!ls``), each
   replaced by ``pass`` at its indentation so the cell still compiles;
@@ -38,7 +39,8 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SUFFIXES", "load_function", "notebook_cells",
+__all__ = ["DEFAULT_FUNCTIONS", "LoadError", "MESSAGES", "SKIP_TAGS", "SUFFIXES", "default_function", "load_function",
+           "notebook_cells", "notebook_source", "sandbox_load_messages",
            "split_target"]
 
 SUFFIXES = (".py", ".ipynb")
@@ -69,7 +71,11 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 """Learner-facing load errors, by language and key (the CLI prints them)."""
 
-_CHECK_TAG = "check"  # agentlab.course.CHECK_TAG; not imported, to keep this module free of nbformat
+SKIP_TAGS = ("check", "show")
+"""Cell tags whose cells are not part of a submission: ``check`` (``agentlab.course.CHECK_TAG``,
+not imported, to keep this module free of nbformat: the lesson's graded checks) and ``show``
+(cells that show the learner something, such as lesson 12's list of the grader's cases, and
+may use what a sandboxed child may not import)."""
 _MAGIC = re.compile(r"^(\s*)[%!]")
 
 
@@ -119,7 +125,7 @@ def notebook_cells(notebook: dict[str, Any]) -> list[tuple[int, str]]:
     for index, cell in enumerate(notebook.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        if _CHECK_TAG in (cell.get("metadata", {}) or {}).get("tags", []):
+        if any(tag in SKIP_TAGS for tag in (cell.get("metadata", {}) or {}).get("tags", [])):
             continue
         source = _source(cell)
         if source.lstrip().startswith("%%"):
@@ -219,3 +225,45 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     if not callable(function):
         raise LoadError("no_function", path=path, name=name, found=_found(module))
     return function
+
+
+def notebook_source(path: str | Path) -> str:
+    """A notebook's code cells (as :func:`notebook_cells` keeps them) as one Python source, each
+    cell after a ``# cell N`` line: what the isolated grader runs for a notebook submission.
+
+    Raises:
+        LoadError: ``not_json`` when the file is not a JSON notebook, ``no_file`` when it is missing.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise LoadError("no_file", path=path)
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LoadError("not_json", path=path, error=exc) from None
+    cells = notebook_cells(notebook if isinstance(notebook, dict) else {})
+    return "\n\n".join(f"# cell {index}\n{source}" for index, source in cells) + "\n"
+
+
+def default_function(code: str) -> str:
+    """``agent_loop``, else ``consume`` when the source defines that and no ``agent_loop``."""
+    def defines(name: str) -> bool:
+        return re.search(rf"^(async\s+)?def\s+{name}\s*\(", code, re.M) is not None
+
+    return "consume" if defines("consume") and not defines("agent_loop") else "agent_loop"
+
+
+def sandbox_load_messages(exc: Any, shown: Any, name: str | None) -> dict[str, str]:
+    """The learner-facing reason, by language, for a load error of the isolated grader
+    (``agentlab.grader.LoadError``: ``kind``, ``found``, ``line``, ``texts``), naming the file as
+    ``shown``."""
+    out = {}
+    for lang, words in MESSAGES.items():
+        if getattr(exc, "kind", None) == "missing":
+            found = ", ".join(getattr(exc, "found", None) or []) or "-"
+            out[lang] = words["no_function"].format(path=shown, name=name or DEFAULT_FUNCTIONS[0], found=found)
+        else:
+            line = getattr(exc, "line", None)
+            where = f"{shown}:{line}" if line else str(shown)
+            out[lang] = words["load_error"].format(path=where, error=(getattr(exc, "texts", None) or {}).get(lang, str(exc)))
+    return out

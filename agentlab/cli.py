@@ -223,13 +223,13 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
     import contextlib
     from pathlib import Path
 
-    from ._load import MESSAGES, split_target
+    from ._load import LoadError as FileError
+    from ._load import default_function, notebook_source, sandbox_load_messages, split_target
     from .grader import LoadError, TypeScriptError, grade_file, grade_source, grade_typescript, is_typescript_target
 
     if function and ":" not in target.replace("\\", "/").rsplit("/", 1)[-1]:
         target = f"{target}:{function}"
     cases = [n.strip() for n in only.split(",") if n.strip()] if only else None
-    m = MESSAGES[lang]
     if is_typescript_target(target):
         try:
             with contextlib.redirect_stdout(sys.stderr):  # the loop's console.log, as below
@@ -239,59 +239,33 @@ def _grade(target: str, lang: str, as_json: bool, only: str | None, time_limit: 
             return 2
     else:
         path, name = split_target(target)
-        if not path.is_file():
-            print(m["no_file"].format(path=path), file=sys.stderr)
-            return 2
         # The file's top level and the loop run in the isolated grader's child process; what they
         # print is captured there and echoed to stderr, so --json output stays valid JSON.
         try:
             with contextlib.redirect_stdout(sys.stderr):
+                if not path.is_file():
+                    raise FileError("no_file", path=path)
                 if path.suffix == ".ipynb":
-                    code = _notebook_source(path, lang)
-                    if code is None:
-                        return 2
-                    report = grade_source(code, name or _default_function(code), cases, lang=lang,
-                                          time_limit=time_limit, filename=str(path))
+                    code = notebook_source(path)
+                    # A <name> file name: tracebacks never open the notebook (the sandbox refuses files
+                    # outside its scratch folder); the "# cell N" lines in the source say where.
+                    report = grade_source(code, name or default_function(code), cases, lang=lang,
+                                          time_limit=time_limit, filename=f"<{path.name}>")
                 elif path.suffix == ".py":
                     report = grade_file(path, name, cases, lang=lang, time_limit=time_limit)
                 else:
-                    print(m["unsupported"].format(path=path), file=sys.stderr)
-                    return 2
+                    raise FileError("unsupported", path=path)
+        except FileError as exc:
+            print(exc.message(lang), file=sys.stderr)
+            return 2
         except LoadError as exc:
-            if exc.kind == "missing":
-                print(m["no_function"].format(path=path, name=name or "agent_loop", found=", ".join(exc.found) or "-"),
-                      file=sys.stderr)
-            else:
-                where = f"{path}:{exc.line}" if exc.line else str(path)
-                print(m["load_error"].format(path=where, error=exc.texts.get(lang, str(exc))), file=sys.stderr)
+            print(sandbox_load_messages(exc, path, name)[lang], file=sys.stderr)
             return 2
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         report.print()
     return 0 if report.passed else 1
-
-
-def _notebook_source(path, lang: str) -> str | None:
-    """A notebook's code cells (as ``agentlab._load.notebook_cells`` keeps them) as one Python
-    source, each cell after a ``# cell N`` line; None (the reason printed) when it is not a notebook."""
-    from ._load import MESSAGES, notebook_cells
-
-    try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        cells = notebook_cells(notebook if isinstance(notebook, dict) else {})
-    except (OSError, ValueError) as exc:
-        print(MESSAGES[lang]["not_json"].format(path=path, error=exc), file=sys.stderr)
-        return None
-    return "\n\n".join(f"# cell {index}\n{source}" for index, source in cells) + "\n"
-
-
-def _default_function(code: str) -> str:
-    """``agent_loop``, else ``consume`` when the source defines that and no ``agent_loop``."""
-    import re
-
-    defines = lambda name: re.search(rf"^(async\s+)?def\s+{name}\s*\(", code, re.M) is not None  # noqa: E731
-    return "consume" if defines("consume") and not defines("agent_loop") else "agent_loop"
 
 
 def _grade_class(args: argparse.Namespace) -> int:

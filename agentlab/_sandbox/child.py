@@ -389,8 +389,23 @@ def _describe_exception(exc: BaseException, tool_errors: list[BaseException]) ->
         chain = chain.__cause__ or chain.__context__
     cls = type(exc)
     return {"type": cls.__name__, "mro": [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__],
-            "message": _safe_str(exc, 2000), "traceback": _traceback(exc),
+            "message": _safe_str(exc, 2000), "traceback": _traceback(exc), "args": _plain_args(exc),
             "tool_error": tool_index, "is_tool_error": itself}
+
+
+def _plain_args(exc: BaseException) -> list[Any] | None:
+    """The exception's ``args`` when they are a few short plain values (``KeyError('stop_sequence')``:
+    the grader reads which key), else None. Read without calling anything the loop defined."""
+    try:
+        args = BaseException.__getattribute__(exc, "args")
+    except Exception:  # noqa: BLE001 - a broken exception has no plain args
+        return None
+    if not isinstance(args, tuple) or len(args) > 4:
+        return None
+    plain = (str, int, float, bool, type(None))
+    if not all(type(a) in plain and (type(a) is not str or len(a) <= 200) for a in args):
+        return None
+    return list(args)
 
 
 def _shape(fn: Any) -> str:
@@ -422,6 +437,7 @@ def _load(setup: dict[str, Any], body: bytes) -> Any:
     if kind == "file":
         import types
 
+        sys.path.insert(0, os.getcwd())  # the scratch directory: the learner's helper modules, copied there
         path = setup["path"]
         module_name = f"agentlab_graded_{os.path.splitext(os.path.basename(path))[0]}"
         module = types.ModuleType(module_name)

@@ -387,7 +387,7 @@ def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_l
 
 
 def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | None = None, *,
-               lang: str | None = None, time_limit: float | None = None) -> Report:
+               lang: str | None = None, time_limit: float | None = None, helpers: Iterable[Any] = ()) -> Report:
     """Grade the function ``name`` of the Python file at ``path``; the file's top level runs in the
     child too (an ``exit()``, a crash or an endless loop there is a :class:`LoadError`).
 
@@ -395,6 +395,8 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
         path: the learner's ``.py`` file.
         name: the function (default ``agent_loop``, else ``consume`` when the file has no ``agent_loop``).
         only, lang, time_limit: as for :func:`grade`.
+        helpers: the learner's other ``.py`` files the submission may import (copied into the
+            child's scratch directory, first on its ``sys.path``).
 
     Returns:
         The report (an Agent SDK consumer is graded on the SDK cases, isolated too).
@@ -405,7 +407,7 @@ def grade_file(path: Any, name: str | None = None, only: Iterable[str] | str | N
         TypeError, KeyError, ValueError: as for :func:`grade`.
     """
     lang = resolve_lang(lang)
-    submission = Submission.file(path, name)
+    submission = Submission.file(path, name, tuple(helpers))
     if not _isolation_available():
         return grade(_load_here(submission), only, lang=lang, time_limit=time_limit, isolate=False)
     cases = _cases(only) if only is None or not _sdk_names(only) else None

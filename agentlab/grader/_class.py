@@ -60,7 +60,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .._i18n import LANGUAGES, language
-from .._load import DEFAULT_FUNCTIONS, SUFFIXES, LoadError, load_function, split_target
+from .._load import (DEFAULT_FUNCTIONS, SUFFIXES, LoadError, default_function, notebook_source,
+                     sandbox_load_messages, split_target)
 from ._report import Report
 
 __all__ = ["Graded", "Submission", "find_submissions", "grade_class", "grade_one", "learner_and_lang"]
@@ -113,6 +114,8 @@ class Submission:
     """The function to grade (None: ``agent_loop``, else ``consume``)."""
     lang: str | None = None
     """The learner's language from the name convention (None: the class language)."""
+    helpers: tuple[Path, ...] = ()
+    """The other ``.py`` files of the learner's folder, which the submission may import."""
 
 
 @dataclass
@@ -233,9 +236,11 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
             if len(files) > 1:
                 graded = [f for f in files if _defines(f, [name] if name else DEFAULT_FUNCTIONS)]
                 files = graded or files
+            folder = path / key
+            helpers = tuple(sorted(p for p in folder.glob("*.py") if p.is_file())) if folder.is_dir() else ()
             for file in files:
                 own = learner if len(files) == 1 else f"{learner}/{file.relative_to(path / key).with_suffix('')}"
-                subs.append(Submission(own, file, name, lang))
+                subs.append(Submission(own, file, name, lang, tuple(h for h in helpers if h != file)))
     seen: set[Path] = set()
     unique = []
     for sub in subs:  # the same file named twice (a.py a.py, or a file and its folder) is graded once
@@ -247,14 +252,14 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
     counts: dict[str, int] = {}
     for sub in subs:
         counts[sub.learner] = counts.get(sub.learner, 0) + 1
-    return [Submission(str(s.path), s.path, s.function, s.lang) if counts[s.learner] > 1 else s for s in subs]
+    return [Submission(str(s.path), s.path, s.function, s.lang, s.helpers) if counts[s.learner] > 1 else s for s in subs]
 
 
 # ------------------------------------------------------------------------------------- the workers
 
 
 def grade_one(path: str, shown: str, function: str | None, only: list[str] | None, time_limit: float | None,
-              lang: str, send: Callable[[tuple], None]) -> None:
+              lang: str, send: Callable[[tuple], None], helpers: Sequence[str] = ()) -> None:
     """Load and grade one submission in this process; ``send`` gets ``("loaded",)`` once the file's
     top level has run, then ``("report", Report)`` or ``("error", {lang: reason})``.
 
@@ -263,20 +268,26 @@ def grade_one(path: str, shown: str, function: str | None, only: list[str] | Non
     (:func:`agentlab.grader.grade`). Workers may be reused (``grade_class(reuse=True)``) only when
     nothing the learner's code does here can outlive the call, that is when the file is loaded in
     the grader's isolated child rather than here."""
-    from . import grade
+    from . import LoadError as SandboxLoadError
+    from . import grade_file, grade_source
 
+    file = Path(path)
+    send(("loaded",))  # nothing of the learner's runs here: the file is loaded in the grader's child
     try:
-        loop = load_function(Path(path), function)
+        if not file.is_file():
+            raise LoadError("no_file", path=path)
+        if file.suffix == ".ipynb":
+            code = notebook_source(file)
+            report = grade_source(code, function or default_function(code), only, lang=lang, time_limit=time_limit,
+                                  filename=f"<{file.name}>")
+        else:
+            report = grade_file(file, function, only, lang=lang, time_limit=time_limit, helpers=helpers)
     except LoadError as exc:  # named as the instructor named it, not by the absolute path the worker needs
         send(("error", {lang: exc.message(lang).replace(path, shown) for lang in LANGUAGES}))
         return
-    except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt or the like raised by the file's top level
-        send(("error", {lang: LoadError("top_level_exit", path=shown, error=f"{type(exc).__name__}({exc})")
-                        .message(lang) for lang in LANGUAGES}))
+    except SandboxLoadError as exc:
+        send(("error", sandbox_load_messages(exc, shown, function)))
         return
-    send(("loaded",))
-    try:
-        report = grade(loop, only, lang=lang, time_limit=time_limit)
     except (KeyError, TypeError, ValueError, ImportError) as exc:  # the wrong shape, a case it has not
         text = str(exc.args[0]) if exc.args else type(exc).__name__
         send(("error", {lang: text for lang in LANGUAGES}))
@@ -285,7 +296,7 @@ def grade_one(path: str, shown: str, function: str | None, only: list[str] | Non
 
 
 def _work(conn: Any, only: list[str] | None, time_limit: float | None, reuse: bool) -> None:
-    """A worker's body: receive ``(path, shown, function, lang, output, scratch)`` tasks, grade each
+    """A worker's body: receive ``(path, shown, function, lang, output, scratch, helpers)`` tasks, grade each
     with :func:`grade_one` (its output to the task's file, its working directory the task's
     scratch folder), until ``None``; without ``reuse``, one task and out."""
     os.setsid()  # its own process group: the parent can end it with everything it started
@@ -299,7 +310,7 @@ def _work(conn: Any, only: list[str] | None, time_limit: float | None, reuse: bo
             return
         if task is None:
             return
-        path, shown, function, lang, output, scratch = task
+        path, shown, function, lang, output, scratch, helpers = task
         sys.stdout.flush()
         sys.stderr.flush()
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -307,7 +318,7 @@ def _work(conn: Any, only: list[str] | None, time_limit: float | None, reuse: bo
         os.dup2(fd, 2)
         os.close(fd)
         os.chdir(scratch)
-        grade_one(path, shown, function, only, time_limit, lang, conn.send)
+        grade_one(path, shown, function, only, time_limit, lang, conn.send, helpers)
         sys.stdout.flush()
         sys.stderr.flush()
         if not reuse:
@@ -378,7 +389,7 @@ def _tail(path: str) -> str:
 def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = None, *, lang: str | None = None,
                 time_limit: float | None = None, jobs: int | None = None,
                 on_done: Callable[[Graded, int, int], None] | None = None,
-                load_limit: float = LOAD_LIMIT, reuse: bool = False) -> list[Graded]:
+                load_limit: float = LOAD_LIMIT, reuse: bool = True) -> list[Graded]:
     """Grade every submission with :func:`grade_one` in worker processes, ``jobs`` at a time.
 
     Args:
@@ -389,11 +400,11 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
         jobs: workers at a time (default: the machine's cores, ``os.cpu_count()``).
         on_done: called as ``on_done(graded, done, total)`` after each submission (a progress bar).
         load_limit: seconds a submission's top level may run (default :data:`LOAD_LIMIT`).
-        reuse: False (the default): a fresh worker per submission, so that nothing a learner's top
-            level did is seen by the next. True: ``jobs`` workers grade submission after
-            submission (a worker that dies or runs out of time is replaced), which pays a
-            grader's per-process start-up once per worker; only safe when :func:`grade_one` runs
-            no learner code in the worker.
+        reuse: True (the default): ``jobs`` workers grade submission after submission (a worker
+            that dies or runs out of time is replaced), which pays the grader's per-process
+            start-up once per worker; safe because :func:`grade_one` runs no learner code in the
+            worker (the isolated grader loads the file in its own child). False: a fresh worker
+            per submission.
 
     Returns:
         One :class:`Graded` per submission, in the order given. Never raises for anything a
@@ -433,7 +444,8 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
         scratch = tempfile.mkdtemp(prefix=f"{index}-", dir=work_dir)
         now = time.monotonic()
         worker.task = _Task(index, sub, sub_lang, output, scratch, now + load_limit, now)
-        worker.conn.send((str(Path(sub.path).resolve()), str(sub.path), sub.function, sub_lang, output, scratch))
+        worker.conn.send((str(Path(sub.path).resolve()), str(sub.path), sub.function, sub_lang, output, scratch,
+                          [str(Path(h).resolve()) for h in sub.helpers]))
 
     def retire(worker: _Worker, kill: bool) -> None:
         if kill:

@@ -119,6 +119,9 @@ class Submission:
     name: str | None = None
     filename: str = "<submission>"
     display_name: str = "agent_loop"
+    helpers: tuple[str, ...] = ()
+    """Python files copied into the child's scratch directory (first on its ``sys.path``) before
+    it loads the submission: the modules a learner's folder holds next to their loop."""
 
     @classmethod
     def of(cls, fn: Any) -> Submission:
@@ -157,17 +160,22 @@ class Submission:
         return cls(kind="pickle", body=body, display_name=getattr(fn, "__name__", "agent_loop"))
 
     @classmethod
-    def file(cls, path: str | os.PathLike, name: str | None = None) -> Submission:
+    def file(cls, path: str | os.PathLike, name: str | None = None,
+             helpers: "tuple[str | os.PathLike, ...]" = ()) -> Submission:
         """The function ``name`` (default ``agent_loop``, else ``consume``) of the file at ``path``,
-        whose top level runs in the child."""
+        whose top level runs in the child; ``helpers``: the learner's other modules it may import."""
         path = os.path.realpath(os.fspath(path))
-        return cls(kind="file", path=path, name=name, filename=path, display_name=name or "agent_loop")
+        return cls(kind="file", path=path, name=name, filename=path, display_name=name or "agent_loop",
+                   helpers=tuple(os.path.realpath(os.fspath(h)) for h in helpers))
 
     @classmethod
     def source(cls, code: str, name: str = "agent_loop", filename: str = "<submission>") -> Submission:
         """The function ``name`` defined by ``code`` (a fix-the-code answer), executed in the child."""
         return cls(kind="source", code=code, name=name, filename=filename, display_name=name)
 
+
+HELPER_BYTES = 1_000_000
+"""Largest helper module copied into a grading's scratch directory (bytes)."""
 
 _OWN_CODE: dict[str, bool] = {}
 
@@ -245,6 +253,9 @@ class Sandbox:
         self.lang = lang
         self.cpu_seconds = int(sum(time_limits or [60.0])) + CPU_MARGIN
         self.scratch = tempfile.mkdtemp(prefix="agentlab-grade-")
+        for helper in submission.helpers:  # the learner's own modules, importable from the scratch dir
+            if helper.endswith(".py") and os.path.isfile(helper) and os.path.getsize(helper) <= HELPER_BYTES:
+                shutil.copyfile(helper, os.path.join(self.scratch, os.path.basename(helper)))
         fd, self.output_path = tempfile.mkstemp(prefix="agentlab-grade-output-")
         self._output = os.fdopen(fd, "rb")
         self.proc: Any = None
@@ -783,10 +794,18 @@ def _foreign_exception(info: dict[str, Any]) -> BaseException:
     key = (name, base)
     cls = _FOREIGN.get(key)
     if cls is None:
-        cls = type(name, (base,), {"__module__": "learner", "__str__": lambda self: self.args[0] if self.args else "",
+        cls = type(name, (base,), {"__module__": "learner",
+                                   "__str__": lambda self: getattr(self, "foreign_message", None)
+                                   or (str(self.args[0]) if self.args else ""),
                                    "__init__": lambda self, *args: BaseException.__init__(self, *args)})
         _FOREIGN[key] = cls
-    exc = cls(message)
+    args = info.get("args")
+    plain = (str, int, float, bool, type(None))
+    if isinstance(args, list) and len(args) <= 4 and all(type(a) in plain for a in args):
+        exc = cls(*args)  # the child's own args (KeyError('stop_sequence'), not "'stop_sequence'")
+    else:
+        exc = cls(message)
+    exc.foreign_message = message  # str(exc): the child's own text
     exc.traceback_text = str(info.get("traceback") or "")[:4000]
     return exc
 
