@@ -169,8 +169,8 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
         The function (any callable the file binds to ``name``).
 
     Raises:
-        LoadError: no such file; another suffix than ``.py``/``.ipynb`` (``unsupported``); a notebook that is not JSON; any ``Exception`` raised by the top
-            level, ``SyntaxError`` included (the message names ``FILE:LINE``; for a notebook
+        LoadError: no such file; another suffix than ``.py``/``.ipynb`` (``unsupported``); a
+            notebook that is not JSON; any ``Exception`` raised by the top level, ``SyntaxError`` included (the message names ``FILE:LINE``; for a notebook
             ``FILE [cell N]:LINE``, N counting every cell from 0); ``SystemExit`` raised by the
             top level (``sys.exit()``); no function ``name``. Other ``BaseException``
             (``KeyboardInterrupt``) propagate.
