@@ -131,15 +131,16 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
        deliberate stop; the seeds differ on that stop reason) is accepted with a note; anything
        else is ``loop-raised``.
     5. Stopping early without the answer (the last step was ``tool_use``, ``max_tokens`` or
-       ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns says the
-       work is unfinished: it is not the model's own text, not empty, and it does not claim
-       completion ("Task completed.", "Done.", "Tarea terminada.": ``_detect.COMPLETION_CLAIM``)
-       unless it also says it is unfinished (it names the stop reason, e.g. "Stopped early:
-       max_tokens", or says incomplete / partial / limit / sin terminar...:
-       ``_detect.UNFINISHED``). The structural signs (an exception; text that is not the model's
-       and names the stop reason) are always enough; the word lists only decide between a plain
-       text of the loop's own and a completion claim. A claim is ``iteration-cap-as-stop`` (at the
-       loop's own cap, while the model was still calling tools) or ``ignores-max-tokens``.
+       ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns clearly
+       says the work is unfinished (the issue: "the model's answer or a clear unfinished signal"):
+       it is not the model's own text, it names the stop reason ("Stopped early: max_tokens") or
+       says incomplete / partial / stopped / limit / sin terminar... as a claim about the result
+       (``_detect.says_unfinished``: "nothing incomplete" and "partial results are not a concern"
+       do not count), AND it makes no completion claim ("Task completed.", "Done.", "Tarea
+       terminada.": ``_detect.claims_completion``; "not finished" is not one). Anything else (an
+       empty or vague text, "Here is what I found.", or a claim) is passed off as the answer:
+       ``iteration-cap-as-stop`` (at the loop's own cap, while the model was still calling tools),
+       ``ignores-max-tokens``, else ``wrong-answer``. Raising is always a clear signal.
     6. A ``finish`` case's answer must contain ``answer_contains``: else ``wrong-answer``.
     """
     findings = detect_all(run)
