@@ -225,6 +225,34 @@ def test_a_2_gib_allocation_hits_the_memory_cap_and_the_parent_stays_flat(sandbo
     assert rss() - before < 50 * 1024**2
 
 
+def test_a_case_that_sends_too_many_request_bytes_is_stopped_before_the_parent_holds_them(sandbox_dirs, monkeypatch):
+    # every request reaches the fake and its journal in THIS process: 40 requests of 20 MB took
+    # the grader to ~0.9 GB before the per-case bound (issue 12); here a 4 MiB bound, 2 MB requests
+    monkeypatch.setattr(_isolate, "REQUEST_BYTES_LIMIT", 4 * 1024 * 1024)
+
+    def agent_loop(client, prompt, tools, run_tool):
+        big = "x" * 2_000_000
+        for i in range(40):
+            try:
+                client.messages.create(model="claude-sonnet-5", max_tokens=100,
+                                       messages=[{"role": "user", "content": prompt + big + str(i)}])
+            except Exception:  # noqa: BLE001 - a loop that keeps sending
+                pass
+        return "done"
+
+    box = _isolate.Sandbox(_isolate.Submission.of(agent_loop), [10.0, 10.0])
+    try:
+        box.load()
+        run = box.run_case(agentlab.grader.get_case("end_turn"))
+        assert run.child_end == {"how": "request-bytes", "bytes": run.child_end["bytes"], "limit": 4 * 1024 * 1024}
+        assert len(run.journal.steps) + len(run.journal.errors) == 2  # the third would pass the bound: never handled
+        _fails(agentlab.grader.judge_isolated(run), "resource-limit", "more than 4 MiB of requests")
+        again = box.run_case(agentlab.grader.get_case("end_turn"))  # the next case gets a fresh child
+        assert again.child_end["how"] == "request-bytes"
+    finally:
+        box.close()
+
+
 @pytest.mark.parametrize("attack, words", [
     ("os.fork()", "forking"),
     ("import subprocess; subprocess.Popen(['sleep', '60'])", "subprocess"),

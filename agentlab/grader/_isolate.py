@@ -52,7 +52,15 @@ from ._cases import Case
 from ._detect import Finding
 from ._harness import NOT_RETURNED, RUNAWAY_MARGIN, CaseRun, _spy
 
-__all__ = ["LOAD_LIMIT", "OUTPUT_LIMIT", "LoadError", "Sandbox", "Submission", "containment_findings"]
+__all__ = ["LOAD_LIMIT", "OUTPUT_LIMIT", "REQUEST_BYTES_LIMIT", "LoadError", "Sandbox", "Submission", "containment_findings"]
+
+REQUEST_BYTES_LIMIT = 64 * 1024 * 1024
+"""Bytes of request bodies one case may send through the pipe, in all (twice the API's 32 MB limit
+for one request, reference 7 rule 32, so any single request the API would take still reaches the
+fake, which answers 413 above it). Every request the fake sees stays in the journal in this
+process, so without a bound a loop sending many large requests grows the GRADER's memory (40
+requests of 20 MB took the parent to ~0.9 GB); past it the case ends with ``resource-limit``.
+The fake's choice, not an API rule."""
 
 LOAD_LIMIT = 10.0
 """Seconds the child may take to load a submission (a file's top level, an unpickled function)."""
@@ -452,6 +460,7 @@ class Sandbox:
         deadline = start + limit
         self._cases_run += 1
         case_id = self._cases_run
+        sent = 0  # request body bytes of this case, against REQUEST_BYTES_LIMIT
         wire.send(self.conn, {"op": "case", "id": case_id, "prompt": case.scenario.prompt,
                               "tools": list(case.scenario.tools), "time_limit": limit})
         while True:
@@ -470,7 +479,13 @@ class Sandbox:
                 # a thread the loop left running in an earlier case: it does not reach this case's fake
                 wire.send(self.conn, {"op": "error", "ok": False, "type": "RuntimeError",
                                       "message": "agentlab grade: this client belongs to an earlier case"})
+            elif op == "http" and sent + len(body) > REQUEST_BYTES_LIMIT:
+                # ends the case before the fake (and its journal) holds the body
+                run.child_end = {"how": "request-bytes", "bytes": sent + len(body), "limit": REQUEST_BYTES_LIMIT}
+                self._stop()
+                break
             elif op == "http":
+                sent += len(body)
                 self._http(api, header, body, runaway)
             elif op == "tool":
                 self._tool(spy, run, header)
@@ -896,7 +911,14 @@ def containment_findings(run: CaseRun) -> list[Finding]:
     ended = run.child_end
     output = f" It printed: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
     salida = f" Imprimió: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
-    if ended is not None and ended.get("how") == "raised":
+    if ended is not None and ended.get("how") == "request-bytes":
+        mib = int(ended.get("limit") or REQUEST_BYTES_LIMIT) // (1024 * 1024)
+        findings.append(Finding("resource-limit", _ev(
+            f"The loop sent more than {mib} MiB of requests on one case (the requests' bodies, in all): the grader "
+            "stopped it there. A correct loop sends the conversation, a few KB per request.",
+            f"El bucle envió más de {mib} MiB en peticiones en un caso (los cuerpos de las peticiones, en total): el "
+            "grader lo detuvo ahí. Un bucle correcto envía la conversación, unos pocos KB por petición.")))
+    elif ended is not None and ended.get("how") == "raised":
         findings.append(Finding("exited", _ev(
             f"The loop raised {ended.get('type')} ({ended.get('message') or 'no message'}): it tried to end the program "
             "instead of returning or raising an ordinary exception.",
