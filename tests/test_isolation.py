@@ -183,6 +183,41 @@ def test_an_endless_loop_is_stopped_at_the_time_limit(sandbox_dirs):
     _fails(case, "timeout", "still running after 0.5 s")
 
 
+def test_after_a_case_spins_without_a_request_later_cases_only_get_a_short_first_request_window(sandbox_dirs,
+                                                                                                monkeypatch):
+    monkeypatch.setattr(_isolate, "FIRST_REQUEST_LIMIT", 1.5)
+    spin_prompt = agentlab.grader.get_case("end_turn").scenario.prompt
+
+    def recursion(client, prompt, tools, run_tool):  # /tmp/b12/h/loop_recursion.py: 165 s for one file
+        while True:
+            pass
+
+    start = time.monotonic()
+    report = grade(recursion, only=["end_turn", "says_done", "refusal"], time_limit=3)
+    assert time.monotonic() - start < 3 + 2 * 1.5 + 2.5  # not 3 x 3 s
+    _fails(report["end_turn"], "timeout", "still running after 3 s without making one request", "not waiting on the API")
+    _fails(report["says_done"], "timeout", "no request to the API within 1.5 s", "earlier case")
+    _fails(report["refusal"], "timeout", "within 1.5 s")
+
+    def spins_on_one_prompt(client, prompt, tools, run_tool):  # a later case that calls the API gets its whole limit
+        while prompt == spin_prompt:
+            pass
+        return seed_001_loop(client, prompt, tools, run_tool)
+
+    report = grade(spins_on_one_prompt, only=["end_turn", "text_and_tool_use", "refusal"], time_limit=3)
+    assert report["end_turn"].diagnosis == "timeout"
+    assert report["text_and_tool_use"].passed and report["refusal"].passed, str(report)
+
+
+def test_a_timeout_after_requests_says_the_loop_was_busy_in_its_own_code(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        client.messages.create(model="claude-sonnet-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])
+        while True:
+            pass
+
+    _fails(_case(agent_loop, time_limit=0.5), "timeout", "after 0.5 s and 1 request(s)", "not waiting on the API")
+
+
 def test_an_endless_top_level_is_stopped_at_the_load_limit(sandbox_dirs, tmp_path, monkeypatch):
     monkeypatch.setattr(_isolate, "LOAD_LIMIT", 1.0)
     loop_file = tmp_path / "spins.py"

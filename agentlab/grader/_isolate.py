@@ -62,6 +62,15 @@ process, so without a bound a loop sending many large requests grows the GRADER'
 requests of 20 MB took the parent to ~0.9 GB); past it the case ends with ``resource-limit``.
 The fake's choice, not an API rule."""
 
+FIRST_REQUEST_LIMIT = 2.0
+"""Seconds a case has to make its first request once an earlier case of the same grading ran
+out of time without making any (a loop busy in its own code from the start: an endless loop, a
+deep recursion after ``sys.setrecursionlimit``). The loop cannot have seen anything of the case
+but its prompt before its first request, so it most likely spins on every case: instead of
+spending each case's whole time limit (16 x 10 s), the later cases get this long to call the API
+and, once they do, their whole limit. A loop that answers makes its first request within
+milliseconds. The fake's choice, not an API rule."""
+
 LOAD_LIMIT = 10.0
 """Seconds the child may take to load a submission (a file's top level, an unpickled function)."""
 
@@ -437,8 +446,14 @@ class Sandbox:
             return 0
 
     # ------------------------------------------------------------------------------ one case
-    def run_case(self, case: Case, *, time_limit: float | None = None) -> CaseRun:
+    def run_case(self, case: Case, *, time_limit: float | None = None,
+                 first_request_limit: float | None = None) -> CaseRun:
         """Run the loaded loop on ``case`` in the child; the fake, the spy and the journal stay here.
+
+        ``first_request_limit`` (seconds, None: no such limit): the case ends as timed out when the
+        loop has not made a request (or run a tool) by then; after its first one it has
+        ``time_limit``. :func:`agentlab.grader._grade_isolated` sets it to
+        :data:`FIRST_REQUEST_LIMIT` after a case timed out without a request.
 
         Returns:
             A :class:`CaseRun` (``child_end`` set when the child died, ``refused`` listing what the audit
@@ -452,12 +467,14 @@ class Sandbox:
         api = FakeAPI(case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
         limit = case.time_limit if time_limit is None else time_limit
         # the limit the loop ran under, so the verdict's "after N s" names it
-        run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal, isolated=True)
+        run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal, isolated=True,
+                      first_request_limit=first_request_limit if first_request_limit is not None
+                      and first_request_limit < limit else None)
         spy = _spy(case, api.journal, run.calls)
         runaway: list[RunawayLoop] = []
         offset = self._output_size()
         start = time.monotonic()
-        deadline = start + limit
+        deadline = start + (run.first_request_limit or limit)
         self._cases_run += 1
         case_id = self._cases_run
         sent = 0  # request body bytes of this case, against REQUEST_BYTES_LIMIT
@@ -475,6 +492,8 @@ class Sandbox:
                 break
             header, body = got
             op = header.get("op")
+            if op in ("http", "tool") and header.get("case") == case_id:
+                deadline = start + limit  # it called the API (or a tool): its whole time limit
             if op in ("http", "tool") and header.get("case") != case_id:
                 # a thread the loop left running in an earlier case: it does not reach this case's fake
                 wire.send(self.conn, {"op": "error", "ok": False, "type": "RuntimeError",
