@@ -136,8 +136,8 @@ def test_targets_name_files_functions_and_missing_paths(tmp_path, klass):
         ["ana"] + [learner for learner in EXPECTED if learner != "ana"]  # a file named twice is graded once
     (tmp_path / "ana.ipynb").write_text(notebook("x = 1"), encoding="utf-8")
     (tmp_path / "ana.py").write_text("x = 1\n", encoding="utf-8")
-    assert sorted(s.learner for s in find_submissions([str(tmp_path)])) == sorted(
-        [str(tmp_path / "ana.ipynb"), str(tmp_path / "ana.py")])  # the same id twice: the paths tell them apart
+    assert sorted(s.learner for s in find_submissions([str(tmp_path)])) == [
+        "ana.ipynb", "ana.py"]  # the same id twice: the paths relative to the class folder tell them apart
 
 
 def test_a_notebook_runs_its_code_cells_without_magics_shell_lines_or_checks(tmp_path):
@@ -396,3 +396,61 @@ def test_the_single_report_prints_plain_text_when_piped():
           persistent_tool_errors  FAILED  [unbounded-tool-errors]
 
           [unbounded-tool-errors] persistent_tool_errors""") in buffer.getvalue()
+
+
+# ------------------------------------------------------------------------------------ what learners control
+
+
+@pytest.fixture(scope="module")
+def hostile_class(tmp_path_factory) -> tuple[Path, list]:
+    """A class whose names and exception texts try to inject into the outputs, with clashing names."""
+    root = tmp_path_factory.mktemp("hostile_class")
+    (root / "=HYPERLINK(1+1).py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    (root / "-cmd.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    (root / "out_inject.py").write_text(
+        "def agent_loop(client, prompt, tools, run_tool):\n"
+        "    raise ValueError('<b>bold</b>\\n\\n# injected heading\\n| a | b |\\n[x](http://e.vil)')\n",
+        encoding="utf-8")
+    (root / "carlos.py").write_text("def agent_loop(client, prompt, tools, run_tool):\n    return (\n", encoding="utf-8")
+    (root / "ana.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    (root / "ana.es.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    (root / "ana").mkdir()
+    (root / "ana" / "loop.py").write_text(loop_file(specimens.correct_loop), encoding="utf-8")
+    return root, grade_class(find_submissions([str(root)]), only=["end_turn"], lang="en", jobs=2)
+
+
+def test_gradebook_cells_a_spreadsheet_would_evaluate_are_quoted(hostile_class):
+    root, graded = hostile_class
+    text = ClassReport(graded, "en").to_csv()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    for row in rows:
+        for column in ("learner", "submission", "lang", "tags", "load_error"):
+            assert not row[column].startswith(("=", "+", "-", "@", "\t", "\r")), (column, row[column])
+    assert {"'=HYPERLINK(1+1)", "'-cmd"} <= {r["learner"] for r in rows}
+    assert "'=HYPERLINK(1+1).py" in {r["submission"] for r in rows}
+
+
+def test_feedback_shows_what_the_learner_raised_as_text_not_markdown(hostile_class):
+    _, graded = hostile_class
+    page = feedback_markdown(next(g for g in graded if g.learner == "out_inject"))
+    assert "<b>" not in page and "\n# injected" not in page and "[x](http" not in page
+    assert "\\<b\\>bold\\</b\\> \\# injected heading \\| a \\| b \\|" in page  # shown as typed, on one line
+    assert [line for line in page.splitlines() if line.startswith("#")] == [
+        "# agentlab grade: out\\_inject", "## `loop-raised`"]
+
+
+def test_outputs_name_files_relative_to_the_class_folder_and_clashes_by_short_paths(hostile_class):
+    root, graded = hostile_class
+    by = {g.learner: g for g in graded}
+    assert {"ana.py", "ana.es.py", "ana/loop.py"} <= set(by)  # the clash, not absolute paths
+    assert by["ana/loop.py"].passed and by["ana.es.py"].lang == "es"
+    report = ClassReport(graded, "en")
+    outputs = [report.to_csv(), json.dumps(report.to_dict()), report.to_text(80), report.to_html()]
+    outputs += [feedback_markdown(g) for g in graded] + [json.dumps(gradescope_results(g, ["end_turn"])) for g in graded]
+    for text in outputs:
+        assert str(root) not in text
+    rows = {r["learner"]: r for r in csv.DictReader(io.StringIO(report.to_csv()))}
+    assert rows["carlos"]["submission"] == "carlos.py"
+    assert rows["carlos"]["load_error"].startswith("could not load carlos.py:2: SyntaxError")
+    assert rows["ana/loop.py"]["submission"] == "ana/loop.py"
+    assert "could not load carlos.py:2" in gradescope_results(by["carlos"], ["end_turn"])["output"]

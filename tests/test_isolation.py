@@ -183,6 +183,41 @@ def test_an_endless_loop_is_stopped_at_the_time_limit(sandbox_dirs):
     _fails(case, "timeout", "still running after 0.5 s")
 
 
+def test_after_a_case_spins_without_a_request_later_cases_only_get_a_short_first_request_window(sandbox_dirs,
+                                                                                                monkeypatch):
+    monkeypatch.setattr(_isolate, "FIRST_REQUEST_LIMIT", 1.5)
+    spin_prompt = agentlab.grader.get_case("end_turn").scenario.prompt
+
+    def recursion(client, prompt, tools, run_tool):  # /tmp/b12/h/loop_recursion.py: 165 s for one file
+        while True:
+            pass
+
+    start = time.monotonic()
+    report = grade(recursion, only=["end_turn", "says_done", "refusal"], time_limit=3)
+    assert time.monotonic() - start < 3 + 2 * 1.5 + 2.5  # not 3 x 3 s
+    _fails(report["end_turn"], "timeout", "still running after 3 s without making one request", "not waiting on the API")
+    _fails(report["says_done"], "timeout", "no request to the API within 1.5 s", "earlier case")
+    _fails(report["refusal"], "timeout", "within 1.5 s")
+
+    def spins_on_one_prompt(client, prompt, tools, run_tool):  # a later case that calls the API gets its whole limit
+        while prompt == spin_prompt:
+            pass
+        return seed_001_loop(client, prompt, tools, run_tool)
+
+    report = grade(spins_on_one_prompt, only=["end_turn", "text_and_tool_use", "refusal"], time_limit=3)
+    assert report["end_turn"].diagnosis == "timeout"
+    assert report["text_and_tool_use"].passed and report["refusal"].passed, str(report)
+
+
+def test_a_timeout_after_requests_says_the_loop_was_busy_in_its_own_code(sandbox_dirs):
+    def agent_loop(client, prompt, tools, run_tool):
+        client.messages.create(model="claude-sonnet-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])
+        while True:
+            pass
+
+    _fails(_case(agent_loop, time_limit=0.5), "timeout", "after 0.5 s and 1 request(s)", "not waiting on the API")
+
+
 def test_an_endless_top_level_is_stopped_at_the_load_limit(sandbox_dirs, tmp_path, monkeypatch):
     monkeypatch.setattr(_isolate, "LOAD_LIMIT", 1.0)
     loop_file = tmp_path / "spins.py"
@@ -223,6 +258,34 @@ def test_a_2_gib_allocation_hits_the_memory_cap_and_the_parent_stays_flat(sandbo
     before = rss()
     _fails(_case(agent_loop), "resource-limit", "out of memory")
     assert rss() - before < 50 * 1024**2
+
+
+def test_a_case_that_sends_too_many_request_bytes_is_stopped_before_the_parent_holds_them(sandbox_dirs, monkeypatch):
+    # every request reaches the fake and its journal in THIS process: 40 requests of 20 MB took
+    # the grader to ~0.9 GB before the per-case bound (issue 12); here a 4 MiB bound, 2 MB requests
+    monkeypatch.setattr(_isolate, "REQUEST_BYTES_LIMIT", 4 * 1024 * 1024)
+
+    def agent_loop(client, prompt, tools, run_tool):
+        big = "x" * 2_000_000
+        for i in range(40):
+            try:
+                client.messages.create(model="claude-sonnet-5", max_tokens=100,
+                                       messages=[{"role": "user", "content": prompt + big + str(i)}])
+            except Exception:  # noqa: BLE001 - a loop that keeps sending
+                pass
+        return "done"
+
+    box = _isolate.Sandbox(_isolate.Submission.of(agent_loop), [10.0, 10.0])
+    try:
+        box.load()
+        run = box.run_case(agentlab.grader.get_case("end_turn"))
+        assert run.child_end == {"how": "request-bytes", "bytes": run.child_end["bytes"], "limit": 4 * 1024 * 1024}
+        assert len(run.journal.steps) + len(run.journal.errors) == 2  # the third would pass the bound: never handled
+        _fails(agentlab.grader.judge_isolated(run), "resource-limit", "more than 4 MiB of requests")
+        again = box.run_case(agentlab.grader.get_case("end_turn"))  # the next case gets a fresh child
+        assert again.child_end["how"] == "request-bytes"
+    finally:
+        box.close()
 
 
 @pytest.mark.parametrize("attack, words", [

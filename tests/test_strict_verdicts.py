@@ -17,7 +17,7 @@ from anthropic.types import StopReason
 import agentlab
 from agentlab.fake._catalogue import GATEWAY_STOP_SEQUENCES, tagged_weather
 from agentlab.grader import CASE_NAMES, CASES, grade, judge
-from agentlab.grader._detect import COMPLETION_CLAIM, UNFINISHED, says_unfinished
+from agentlab.grader._detect import COMPLETION_CLAIM, UNFINISHED, claims_completion, says_unfinished
 from agentlab.grader._harness import run_case
 from agentlab.loops.specimens import correct_loop
 
@@ -140,6 +140,29 @@ def test_a_result_that_says_it_is_unfinished_is_a_loud_stop(said):
     report = grade(make_loop(at_cap=said), only=["long_task", "stuck_model"])
     assert report.passed, str(report)
     assert report["long_task"].note and "loud stop" in report["long_task"].note["en"]
+
+
+@pytest.mark.parametrize("said", [
+    "Here is what I found.",                                 # vague: no unfinished signal
+    "ok",
+    "All done, nothing incomplete.",                         # a claim; the negated word is no signal
+    "Task completed! (partial results are not a concern)",   # a claim; the signal is waved away
+    "Task completed successfully within all limits.",
+    "No errors, no partial results.",                        # only negated signals
+])
+def test_a_vague_or_claiming_text_at_the_cap_is_not_a_pass(said):
+    report = grade(make_loop(at_cap=said), only=["long_task", "stuck_model"])
+    assert _diagnoses(report) == {"long_task": "iteration-cap-as-stop", "stuck_model": "iteration-cap-as-stop"}, said
+
+
+def test_negations_and_dismissals_are_not_unfinished_signals():
+    assert not says_unfinished("All done, nothing incomplete.", "tool_use")
+    assert not says_unfinished("Task completed! (partial results are not a concern)", "tool_use")
+    assert not says_unfinished("Sin errores, nada incompleto.", "tool_use")
+    assert says_unfinished("Partial: the step limit was reached.", "tool_use")
+    assert claims_completion("All done, nothing incomplete.") and claims_completion("Tarea completada.")
+    assert not claims_completion("Task not finished") and not claims_completion("The task could not be completed")
+    assert not claims_completion("Sin éxito: se alcanzó el límite.")
 
 
 def test_the_seeds_loop_that_raises_at_its_cap_still_passes_with_a_note():

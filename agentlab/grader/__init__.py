@@ -85,6 +85,7 @@ from ..fake._journal import Journal
 from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, _text, detect_all, error_streak,
                       returned_text, safe_describe)
 from ._harness import NOT_RETURNED, CaseRun, CaseTimeout, run_case
+from . import _isolate
 from ._isolate import LoadError, Sandbox, Submission, containment_findings
 from ._report import CaseResult, Report, resolve_lang, verdict
 from ._typescript import TypeScriptError, grade_typescript, grade_typescript_many, is_typescript_target
@@ -131,15 +132,16 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
        deliberate stop; the seeds differ on that stop reason) is accepted with a note; anything
        else is ``loop-raised``.
     5. Stopping early without the answer (the last step was ``tool_use``, ``max_tokens`` or
-       ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns says the
-       work is unfinished: it is not the model's own text, not empty, and it does not claim
-       completion ("Task completed.", "Done.", "Tarea terminada.": ``_detect.COMPLETION_CLAIM``)
-       unless it also says it is unfinished (it names the stop reason, e.g. "Stopped early:
-       max_tokens", or says incomplete / partial / limit / sin terminar...:
-       ``_detect.UNFINISHED``). The structural signs (an exception; text that is not the model's
-       and names the stop reason) are always enough; the word lists only decide between a plain
-       text of the loop's own and a completion claim. A claim is ``iteration-cap-as-stop`` (at the
-       loop's own cap, while the model was still calling tools) or ``ignores-max-tokens``.
+       ``stop_sequence``) by RETURNING is accepted, with a note, only when what it returns clearly
+       says the work is unfinished (the issue: "the model's answer or a clear unfinished signal"):
+       it is not the model's own text, it names the stop reason ("Stopped early: max_tokens") or
+       says incomplete / partial / stopped / limit / sin terminar... as a claim about the result
+       (``_detect.says_unfinished``: "nothing incomplete" and "partial results are not a concern"
+       do not count), AND it makes no completion claim ("Task completed.", "Done.", "Tarea
+       terminada.": ``_detect.claims_completion``; "not finished" is not one). Anything else (an
+       empty or vague text, "Here is what I found.", or a claim) is passed off as the answer:
+       ``iteration-cap-as-stop`` (at the loop's own cap, while the model was still calling tools),
+       ``ignores-max-tokens``, else ``wrong-answer``. Raising is always a clear signal.
     6. A ``finish`` case's answer must contain ``answer_contains``: else ``wrong-answer``.
     """
     findings = detect_all(run)
@@ -152,9 +154,7 @@ def judge(run: CaseRun, lang: str = "en") -> CaseResult:
             f"El bucle superó su límite de {run.case.time_limit:g} s y no se pudo detener: está bloqueado en una "
             "llamada larga (time.sleep, input, un lock) o captura BaseException.")))
     elif run.timed_out and not findings:
-        findings.append(Finding("timeout", _ev(
-            f"The loop was still running after {run.case.time_limit:g} s without calling the API to finish.",
-            f"El bucle seguía en marcha tras {run.case.time_limit:g} s sin llamar a la API para terminar.")))
+        findings.append(Finding("timeout", _timeout_evidence(run)))
     if run.returned is not NOT_RETURNED and type(run.returned) is not str:
         # From here on only the type is read: the value goes into the report as a safe description.
         kind = type(run.returned)
@@ -362,6 +362,31 @@ def judge_isolated(run: CaseRun, lang: str = "en") -> CaseResult:
     return verdict(run, contained + [f for f in detect_all(run) if f.tag not in tags], None, lang)
 
 
+def _timeout_evidence(run: CaseRun) -> dict[str, str]:
+    """What a timeout says, by what the loop was doing: the fake answers each request at once, so a
+    loop still running at its limit was busy in its own code, not waiting on the API; it says
+    whether the loop made any request, and (isolated) when it only had
+    ``run.first_request_limit`` s to make its first because an earlier case spun without one."""
+    sent = len(run.journal)
+    if run.first_request_limit is not None and sent == 0 and not run.calls:
+        t = run.first_request_limit
+        return _ev(f"The loop made no request to the API within {t:g} s: on an earlier case it ran out of time without "
+                   "one, busy in its own code, so each later case gets only this long to make its first request.",
+                   f"El bucle no hizo ninguna petición a la API en {t:g} s: en un caso anterior se quedó sin tiempo "
+                   "sin hacer ninguna, ocupado en su propio código, así que cada caso siguiente solo tiene este tiempo "
+                   "para hacer su primera petición.")
+    t = run.case.time_limit
+    if sent == 0:
+        return _ev(f"The loop was still running after {t:g} s without making one request to the API: it was busy in "
+                   "its own code (an endless loop, a deep recursion), not waiting on the API.",
+                   f"El bucle seguía en marcha tras {t:g} s sin hacer ni una petición a la API: estaba ocupado en su "
+                   "propio código (un bucle sin fin, una recursión profunda), no esperando a la API.")
+    return _ev(f"The loop was still running after {t:g} s and {sent} request(s) without finishing: each request was "
+               "answered at once, so it was busy in its own code, not waiting on the API.",
+               f"El bucle seguía en marcha tras {t:g} s y {sent} petición(es) sin terminar: cada petición se respondió "
+               "al momento, así que estaba ocupado en su propio código, no esperando a la API.")
+
+
 def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_limit: float | None,
                     name: str, sandbox: Sandbox | None = None) -> Report:
     import sys
@@ -372,9 +397,12 @@ def _grade_isolated(submission: Submission, cases: list[Case], lang: str, time_l
     try:
         if box.loaded is None:
             box.load()
+        spun = False  # a case ran out of time without one request: later cases get FIRST_REQUEST_LIMIT
         for case in cases:
             try:
-                run = box.run_case(case, time_limit=time_limit)
+                run = box.run_case(case, time_limit=time_limit, first_request_limit=_isolate.FIRST_REQUEST_LIMIT if spun else None)
+                spun = spun or (run.timed_out and len(run.journal) == 0 and not run.calls
+                                and run.child_end is None and run.exception is None)
             except LoadError as exc:  # it loaded once, then not again after a case killed the child
                 run = CaseRun(case=case, journal=Journal(scenario=case.scenario.name), isolated=True,
                               child_end={"how": "exit", "code": None}, output=str(exc))

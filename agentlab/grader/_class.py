@@ -116,6 +116,15 @@ class Submission:
     """The learner's language from the name convention (None: the class language)."""
     helpers: tuple[Path, ...] = ()
     """The other ``.py`` files of the learner's folder, which the submission may import."""
+    shown: str = ""
+    """How outputs name the file: relative to the class folder given on the command line
+    (``bea/loop.py``), or the file as it was given; "" for ``str(path)``. Outputs never show the
+    instructor's absolute path of a folder's file."""
+
+    @property
+    def name(self) -> str:
+        """The file as outputs show it (:attr:`shown`, else ``path``)."""
+        return self.shown or str(self.path)
 
 
 @dataclass
@@ -212,7 +221,8 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
 
     Returns:
         One :class:`Submission` per file; learner ids are unique (a clash is resolved by
-        using the path, ``alice.py`` / ``alice.ipynb``).
+        using the path relative to the class folder, ``alice.py`` / ``alice.ipynb`` /
+        ``alice/loop.py``).
     """
     subs: list[Submission] = []
     for target in targets:
@@ -220,7 +230,7 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
         name = name or function
         if not path.is_dir():
             learner, lang = learner_and_lang(path.stem if path.suffix in SUFFIXES else path.name)
-            subs.append(Submission(learner, path, name, lang))
+            subs.append(Submission(learner, path, name, lang, shown=str(path)))
             continue
         by_learner: dict[str, list[Path]] = {}
         for file in _files(path):
@@ -230,7 +240,7 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
         for key, files in sorted(by_learner.items(), key=lambda item: learner_and_lang(Path(item[0]).stem)[0]):
             if len(files) == 1 and len(Path(key).parts) == 1 and (path / key).is_file():
                 learner, lang = learner_and_lang(files[0].stem)
-                subs.append(Submission(learner, files[0], name, lang))
+                subs.append(Submission(learner, files[0], name, lang, shown=files[0].relative_to(path).as_posix()))
                 continue
             learner, lang = learner_and_lang(key)
             if len(files) > 1:
@@ -240,7 +250,8 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
             helpers = tuple(sorted(p for p in folder.glob("*.py") if p.is_file())) if folder.is_dir() else ()
             for file in files:
                 own = learner if len(files) == 1 else f"{learner}/{file.relative_to(path / key).with_suffix('')}"
-                subs.append(Submission(own, file, name, lang, tuple(h for h in helpers if h != file)))
+                subs.append(Submission(own, file, name, lang, tuple(h for h in helpers if h != file),
+                                       file.relative_to(path).as_posix()))
     seen: set[Path] = set()
     unique = []
     for sub in subs:  # the same file named twice (a.py a.py, or a file and its folder) is graded once
@@ -252,7 +263,9 @@ def find_submissions(targets: Sequence[str], function: str | None = None) -> lis
     counts: dict[str, int] = {}
     for sub in subs:
         counts[sub.learner] = counts.get(sub.learner, 0) + 1
-    return [Submission(str(s.path), s.path, s.function, s.lang, s.helpers) if counts[s.learner] > 1 else s for s in subs]
+    # a clash (ana.py, ana.es.py, ana/loop.py) is resolved by the short path as shown
+    return [Submission(s.name, s.path, s.function, s.lang, s.helpers, s.shown) if counts[s.learner] > 1 else s
+            for s in subs]
 
 
 # ------------------------------------------------------------------------------------- the workers
@@ -444,7 +457,7 @@ def grade_class(submissions: Sequence[Submission], only: Iterable[str] | None = 
         scratch = tempfile.mkdtemp(prefix=f"{index}-", dir=work_dir)
         now = time.monotonic()
         worker.task = _Task(index, sub, sub_lang, output, scratch, now + load_limit, now)
-        worker.conn.send((str(Path(sub.path).resolve()), str(sub.path), sub.function, sub_lang, output, scratch,
+        worker.conn.send((str(Path(sub.path).resolve()), sub.name, sub.function, sub_lang, output, scratch,
                           [str(Path(h).resolve()) for h in sub.helpers]))
 
     def retire(worker: _Worker, kill: bool) -> None:

@@ -65,6 +65,17 @@ def _wrap(text: str, width: int | None, indent: str) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or [indent]
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection")."""
+
+
+def _csv_cell(text: str) -> str:
+    """``text`` made safe for a spreadsheet: a cell starting with ``= + - @``, a tab or a carriage
+    return gets a leading ``'`` (OWASP's advice for CSV injection), so a learner's file named
+    ``=HYPERLINK(...).py`` is shown, never evaluated. Other text is returned unchanged."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def _cases(g: Graded) -> str:
     return f"{g.cases_passed}/{len(g.report.cases)}" if g.report else "-"
 
@@ -220,16 +231,17 @@ class ClassReport:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for g in self.graded:
-            writer.writerow([g.learner, str(g.submission.path), g.lang, "true" if g.passed else "false",
-                             g.cases_passed, len(g.report.cases) if g.report else "", ";".join(g.tags),
-                             g.error[self.lang] if g.error else ""])
+            writer.writerow([_csv_cell(g.learner), _csv_cell(g.submission.name), _csv_cell(g.lang),
+                             "true" if g.passed else "false", g.cases_passed,
+                             len(g.report.cases) if g.report else "", _csv_cell(";".join(g.tags)),
+                             _csv_cell(g.error[self.lang] if g.error else "")])
         return buffer.getvalue()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"passed", "submissions": [{learner, submission, lang, passed, cases_passed,
         cases_total, tags, load_error, report}]}``, ``report`` being ``Report.to_dict()`` or None."""
         return {"passed": self.passed, "submissions": [
-            {"learner": g.learner, "submission": str(g.submission.path), "lang": g.lang, "passed": g.passed,
+            {"learner": g.learner, "submission": g.submission.name, "lang": g.lang, "passed": g.passed,
              "cases_passed": g.cases_passed, "cases_total": len(g.report.cases) if g.report else None,
              "tags": g.tags, "load_error": g.error, "report": g.report.to_dict() if g.report else None}
             for g in self.graded]}
@@ -273,15 +285,34 @@ def feedback_name(g: Graded, suffix: str = ".md") -> str:
     return re.sub(r"[^\w.-]", "_", g.learner) + suffix
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#!])")
+
+
+def _md(text: str) -> str:
+    """``text`` (which may hold what a learner's code raised or returned, or their file's name) as
+    one line of literal Markdown: line breaks become spaces and Markdown's punctuation is
+    backslash-escaped (CommonMark, "Backslash escapes"), so ``# heading``, ``<b>``, ``|`` or a
+    link in an exception message are shown as typed, never rendered."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def _code(text: str) -> str:
+    """``text`` on one line as a Markdown code span, fenced by more backticks than it holds."""
+    text = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if fence != "`" or text.startswith("`") or text.endswith("`") else f"`{text}`"
+
+
 def feedback_markdown(g: Graded) -> str:
     """The learner's feedback in their language: the summary, a table of cases, then each diagnosis
     once (the cases it fired on, the evidence, the API's text, what the fault is, the fix), notes,
     and the end of what their code printed."""
     t = TEXT[g.lang]
     w = WORDS[g.lang]
-    out = [f"# {t['fb_title'].format(learner=g.learner)}", "", t["fb_file"].format(path=g.submission.path.name), ""]
+    out = [f"# {t['fb_title'].format(learner=_md(g.learner))}", "",
+           t["fb_file"].replace("`{path}`", "{path}").format(path=_code(g.submission.name)), ""]
     if g.report is None:
-        out += [t["fb_broken"], "", f"> {(g.error or {}).get(g.lang, '')}", ""]
+        out += [t["fb_broken"], "", f"> {_md((g.error or {}).get(g.lang, ''))}", ""]
     else:
         report = g.report
         out += [t["fb_summary"].format(ok=g.cases_passed, n=len(report.cases)), ""]
@@ -296,16 +327,16 @@ def feedback_markdown(g: Graded) -> str:
             out += [f"## `{group.tag}`", "", t["fb_cases"].format(cases=", ".join(f"`{c}`" for c in group.cases)), ""]
             for names, evidence in group.evidence:
                 prefix = f"{', '.join(names)}: " if len(group.evidence) > 1 else ""
-                out.append(f"- {prefix}{evidence}")
+                out.append(f"- {prefix}{_md(evidence)}")
             out.append("")
             for api_error in group.api_errors:
-                out += [f"> {w['api']}: \"{api_error}\"", ""]
+                out += [f"> {w['api']}: \"{_md(api_error)}\"", ""]
             if group.explanation:
                 out += [group.explanation, ""]
             out += [f"**{w['fix']}:** {group.fix}", ""]
         notes = [(c.name, c.note[g.lang]) for c in report.cases if c.passed and c.note]
         if notes:
-            out += [f"## {t['fb_notes']}", ""] + [f"- `{name}`: {note}" for name, note in notes] + [""]
+            out += [f"## {t['fb_notes']}", ""] + [f"- `{name}`: {_md(note)}" for name, note in notes] + [""]
     if g.output.strip():
         out += [f"## {t['fb_output']}", "", "```text", g.output.rstrip().replace("```", "'''"), "```", ""]
     return "\n".join(out)

@@ -18,8 +18,9 @@ from typing import Any, Callable
 from ..fake._journal import Exchange
 from ._harness import CONTAINMENT_FINDINGS, NOT_RETURNED, CaseRun
 
-__all__ = ["Finding", "ForeignValue", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
-           "UNFINISHED", "returned_text", "safe_describe", "says_unfinished", "lookup_crash"]
+__all__ = ["Finding", "ForeignValue", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT",
+           "COMPLETION_CLAIM", "UNFINISHED", "NEGATION", "DISMISSAL", "claims_completion", "returned_text",
+           "safe_describe", "says_unfinished", "lookup_crash"]
 
 DONE_WORDS = re.compile(r"\b(done|final answer|finished|task complete|listo|terminado|respuesta final)\b", re.I)
 """Words a text-parsing loop looks for; the grader uses them to tell why a loop stopped early."""
@@ -28,16 +29,40 @@ COMPLETION_CLAIM = re.compile(
     r"\b(?:done|finished|complete|completed|success|successful|successfully|all set|accomplished"
     r"|hecho|listo|lista|terminad[oa]|terminé|completad[oa]|finalizad[oa]|éxito)\b", re.I)
 """Words with which a returned text claims the task is complete ("Task completed.", "Done.",
-"Tarea terminada."): such a text is passed off as an answer unless it also says it is unfinished
-(:data:`UNFINISHED`, which catches the negated forms: "not finished", "sin terminar")."""
+"Tarea terminada."). A word counts as a claim unless a negation comes just before it in its clause
+(:data:`NEGATION`: "not finished", "could not be completed", "sin éxito"); a text with a claim is
+passed off as an answer even when it also says something is partial ("Task completed! (partial
+results are not a concern)")."""
 
 UNFINISHED = re.compile(
     r"\b(?:incomplete|unfinished|not (?:yet )?(?:done|finished|complete|completed)|partial|partially|stopped|"
     r"gave up|giving up|cap|limit|cut|truncated|failed|failing|errors?|could not|couldn't|cannot|can't|unable|"
     r"incomplet[oa]|sin (?:terminar|completar)|no (?:se )?(?:termin|complet)\w*|a medias|parcial|parcialmente|"
-    r"l[íi]mite|tope|cortad[oa]|detenid[oa]|se detuvo|fall[óo]|errores|no pud[eo]|no se pudo)\b", re.I)
-"""Words with which a returned text says the task is unfinished (English and Spanish). The other
-sign the grader reads is structural: the text names the stop reason it stopped on."""
+    r"l[íi]mite|tope|cortad[oa]|detenid[oa]|se detuvo|fall[óo]|errores|no pud[eo]|no se pudo|"
+    r"pending|so far|in progress|still (?:working|running|pending)|pendiente|hasta ahora|en curso)\b", re.I)
+"""Words with which a returned text says the task is unfinished (English and Spanish). A word
+counts only as a claim about the result: not after a negation in its clause ("nothing
+incomplete", "no errors", :data:`NEGATION`) and not dismissed after it ("partial results are not a
+concern", :data:`DISMISSAL`). The other sign the grader reads is structural: the text names the
+stop reason it stopped on."""
+
+NEGATION = re.compile(
+    r"\b(?:no|not|nothing|never|none|without|zero|nada|ningun[oa]?|ningún|nunca|sin)\b|n't\b", re.I)
+"""A negation: before a word of :data:`COMPLETION_CLAIM` or :data:`UNFINISHED` (within
+:data:`NEGATION_WORDS` words of its clause) it turns the word around."""
+
+NEGATION_WORDS = 3
+"""How many words before a claim or an unfinished word a negation still applies to it."""
+
+DISMISSAL = re.compile(
+    r"\b(?:(?:is|are|was|were)\s+(?:not|never)\s+(?:a|an)?\s*(?:concern|issue|problem|important|relevant)"
+    r"|(?:isn't|aren't|wasn't|weren't)\s+(?:a|an)?\s*(?:concern|issue|problem|important|relevant)"
+    r"|(?:don't|doesn't|do not|does not)\s+matter|(?:is|are)\s+(?:fine|ok|okay|acceptable|expected)"
+    r"|no\s+(?:importan?|(?:es|son)\s+(?:un\s+)?problema|preocupa))", re.I)
+"""After an unfinished word in its clause, words that wave it away ("partial results are not a
+concern", "incomplete is fine", "no importa")."""
+
+_CLAUSE = re.compile(r"[.;:,!?()\[\]\n—]+")
 
 ERROR_RUN_LIMIT = 10
 """Consecutive all-error tool turns from which a loop counts as having no bound on tool errors.
@@ -168,20 +193,48 @@ def safe_describe(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _affirmed(pattern: re.Pattern[str], text: str, dismissal: bool) -> bool:
+    """Whether a word of ``pattern`` stands in ``text`` as said: no :data:`NEGATION` among the
+    :data:`NEGATION_WORDS` words before it in its clause and, with ``dismissal``, no
+    :data:`DISMISSAL` after it in its clause."""
+    for clause in _CLAUSE.split(text):
+        for match in pattern.finditer(clause):
+            before = " ".join(clause[: match.start()].split()[-NEGATION_WORDS:])
+            if NEGATION.search(before):
+                continue
+            if dismissal and DISMISSAL.search(clause[match.end():]):
+                continue
+            return True
+    return False
+
+
+def claims_completion(text: str) -> bool:
+    """Whether ``text`` claims the task is complete: a word of :data:`COMPLETION_CLAIM` not
+    negated just before it ("Done.", "Task completed successfully within all limits." are claims;
+    "Task not finished", "could not be completed" are not)."""
+    return _affirmed(COMPLETION_CLAIM, text, dismissal=False)
+
+
 def says_unfinished(text: str, stop_reason: str | None) -> bool:
     """Whether ``text`` (not the model's) says the work is unfinished: it names ``stop_reason``
-    (the structural sign: "Stopped early: max_tokens") or holds a word of :data:`UNFINISHED`."""
-    return bool(stop_reason and stop_reason in text) or UNFINISHED.search(text) is not None
+    (the structural sign: "Stopped early: max_tokens") or holds a word of :data:`UNFINISHED` as a
+    claim about the result (not negated, "nothing incomplete"; not dismissed, "partial results are
+    not a concern")."""
+    return bool(stop_reason and stop_reason in text) or _affirmed(UNFINISHED, text, dismissal=True)
 
 
 def _passed_off_as_answer(run: CaseRun) -> bool:
     """Whether the loop returned something as if it were the finished answer when it was not.
 
     A loop may stop early by returning a text that says so (seed 001: return the partial work and
-    make clear the task is unfinished). Passed off as the answer: the model's own text, or an empty
-    string (indistinguishable from a finished answer), or a text of the loop's own that claims
-    completion (:data:`COMPLETION_CLAIM`: "Task completed.") without saying it is unfinished
-    (:func:`says_unfinished`). A returned value that is not a real ``str`` is not judged here.
+    make clear the task is unfinished; the issue asks for "a clear unfinished signal"). Strict: the
+    text counts as saying so only when it says it is unfinished (:func:`says_unfinished`: it names
+    the stop reason, or says partial / incomplete / stopped / limit / sin terminar... as a claim
+    about the result) AND makes no completion claim (:func:`claims_completion`). Everything else is
+    passed off as the answer: the model's own text, an empty string, a vague text of the loop's own
+    ("Here is what I found.", "ok") and any completion claim ("All done, nothing incomplete.",
+    "Task completed! (partial results are not a concern)"). A returned value that is not a real
+    ``str`` is not judged here.
     """
     said = returned_text(run)
     if said is None:
@@ -190,8 +243,11 @@ def _passed_off_as_answer(run: CaseRun) -> bool:
     texts = {_text(e.content).strip() for e in run.journal.steps if e.ok}
     if said == "" or said in texts:
         return True
+    answer = run.case.answer_contains
+    if answer and answer in said:
+        return False  # the task's answer, not from the model: judge() names it wrong-answer ("never gave it")
     last = _last_ok(run)
-    return COMPLETION_CLAIM.search(said) is not None and not says_unfinished(said, last.stop_reason if last else None)
+    return claims_completion(said) or not says_unfinished(said, last.stop_reason if last else None)
 
 
 def lookup_crash(run: CaseRun) -> str | None:

@@ -113,6 +113,10 @@ class CaseRun:
     """What the loop printed (stdout and stderr), trimmed; isolated runs only."""
     traceback: str = ""
     """The exception's trimmed traceback as the child formatted it; isolated runs only."""
+    first_request_limit: float | None = None
+    """Isolated runs: the seconds the case had to make its first request, because an earlier
+    case of the same grading ran out of time without one (``_isolate.FIRST_REQUEST_LIMIT``);
+    None: the case's whole time limit."""
 
     @property
     def runaway(self) -> bool:

@@ -52,7 +52,24 @@ from ._cases import Case
 from ._detect import Finding
 from ._harness import NOT_RETURNED, RUNAWAY_MARGIN, CaseRun, _spy
 
-__all__ = ["LOAD_LIMIT", "OUTPUT_LIMIT", "LoadError", "Sandbox", "Submission", "containment_findings"]
+__all__ = ["LOAD_LIMIT", "OUTPUT_LIMIT", "REQUEST_BYTES_LIMIT", "LoadError", "Sandbox", "Submission", "containment_findings"]
+
+REQUEST_BYTES_LIMIT = 64 * 1024 * 1024
+"""Bytes of request bodies one case may send through the pipe, in all (twice the API's 32 MB limit
+for one request, reference 7 rule 32, so any single request the API would take still reaches the
+fake, which answers 413 above it). Every request the fake sees stays in the journal in this
+process, so without a bound a loop sending many large requests grows the GRADER's memory (40
+requests of 20 MB took the parent to ~0.9 GB); past it the case ends with ``resource-limit``.
+The fake's choice, not an API rule."""
+
+FIRST_REQUEST_LIMIT = 2.0
+"""Seconds a case has to make its first request once an earlier case of the same grading ran
+out of time without making any (a loop busy in its own code from the start: an endless loop, a
+deep recursion after ``sys.setrecursionlimit``). The loop cannot have seen anything of the case
+but its prompt before its first request, so it most likely spins on every case: instead of
+spending each case's whole time limit (16 x 10 s), the later cases get this long to call the API
+and, once they do, their whole limit. A loop that answers makes its first request within
+milliseconds. The fake's choice, not an API rule."""
 
 LOAD_LIMIT = 10.0
 """Seconds the child may take to load a submission (a file's top level, an unpickled function)."""
@@ -429,8 +446,14 @@ class Sandbox:
             return 0
 
     # ------------------------------------------------------------------------------ one case
-    def run_case(self, case: Case, *, time_limit: float | None = None) -> CaseRun:
+    def run_case(self, case: Case, *, time_limit: float | None = None,
+                 first_request_limit: float | None = None) -> CaseRun:
         """Run the loaded loop on ``case`` in the child; the fake, the spy and the journal stay here.
+
+        ``first_request_limit`` (seconds, None: no such limit): the case ends as timed out when the
+        loop has not made a request (or run a tool) by then; after its first one it has
+        ``time_limit``. :func:`agentlab.grader._grade_isolated` sets it to
+        :data:`FIRST_REQUEST_LIMIT` after a case timed out without a request.
 
         Returns:
             A :class:`CaseRun` (``child_end`` set when the child died, ``refused`` listing what the audit
@@ -444,14 +467,17 @@ class Sandbox:
         api = FakeAPI(case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
         limit = case.time_limit if time_limit is None else time_limit
         # the limit the loop ran under, so the verdict's "after N s" names it
-        run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal, isolated=True)
+        run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal, isolated=True,
+                      first_request_limit=first_request_limit if first_request_limit is not None
+                      and first_request_limit < limit else None)
         spy = _spy(case, api.journal, run.calls)
         runaway: list[RunawayLoop] = []
         offset = self._output_size()
         start = time.monotonic()
-        deadline = start + limit
+        deadline = start + (run.first_request_limit or limit)
         self._cases_run += 1
         case_id = self._cases_run
+        sent = 0  # request body bytes of this case, against REQUEST_BYTES_LIMIT
         wire.send(self.conn, {"op": "case", "id": case_id, "prompt": case.scenario.prompt,
                               "tools": list(case.scenario.tools), "time_limit": limit})
         while True:
@@ -466,11 +492,19 @@ class Sandbox:
                 break
             header, body = got
             op = header.get("op")
+            if op in ("http", "tool") and header.get("case") == case_id:
+                deadline = start + limit  # it called the API (or a tool): its whole time limit
             if op in ("http", "tool") and header.get("case") != case_id:
                 # a thread the loop left running in an earlier case: it does not reach this case's fake
                 wire.send(self.conn, {"op": "error", "ok": False, "type": "RuntimeError",
                                       "message": "agentlab grade: this client belongs to an earlier case"})
+            elif op == "http" and sent + len(body) > REQUEST_BYTES_LIMIT:
+                # ends the case before the fake (and its journal) holds the body
+                run.child_end = {"how": "request-bytes", "bytes": sent + len(body), "limit": REQUEST_BYTES_LIMIT}
+                self._stop()
+                break
             elif op == "http":
+                sent += len(body)
                 self._http(api, header, body, runaway)
             elif op == "tool":
                 self._tool(spy, run, header)
@@ -896,7 +930,14 @@ def containment_findings(run: CaseRun) -> list[Finding]:
     ended = run.child_end
     output = f" It printed: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
     salida = f" Imprimió: {run.output.strip()[-300:]}" if run.output and run.output.strip() else ""
-    if ended is not None and ended.get("how") == "raised":
+    if ended is not None and ended.get("how") == "request-bytes":
+        mib = int(ended.get("limit") or REQUEST_BYTES_LIMIT) // (1024 * 1024)
+        findings.append(Finding("resource-limit", _ev(
+            f"The loop sent more than {mib} MiB of requests on one case (the requests' bodies, in all): the grader "
+            "stopped it there. A correct loop sends the conversation, a few KB per request.",
+            f"El bucle envió más de {mib} MiB en peticiones en un caso (los cuerpos de las peticiones, en total): el "
+            "grader lo detuvo ahí. Un bucle correcto envía la conversación, unos pocos KB por petición.")))
+    elif ended is not None and ended.get("how") == "raised":
         findings.append(Finding("exited", _ev(
             f"The loop raised {ended.get('type')} ({ended.get('message') or 'no message'}): it tried to end the program "
             "instead of returning or raising an ordinary exception.",
