@@ -19,15 +19,19 @@ preloads this module). In order:
    hold the scenarios, cases and expected answers. Every refusal is reported to the parent at
    once (the case then fails with ``forbidden-operation``) and raised in the learner's code as
    ``PermissionError``.
+   Just before the hook, the OS layers (:mod:`agentlab._sandbox.confine`: a network namespace,
+   Landlock with the hook's own read roots and the scratch directory as the only writable place,
+   a seccomp filter) are set with everything the child needs already open; a missing layer is
+   told to the parent (a ``layers`` frame) and the grading goes on.
 5. The submission is loaded (unpickled, or its file or source executed), and the child answers
    the parent's cases one at a time: a fresh ``anthropic.Anthropic`` (or ``AsyncAnthropic``) on a
    :class:`PipeTransport`, a ``run_tool`` stub that asks the parent, and the outcome sent back as
    data (a real ``str``, or a description of anything else; an exception's type, message,
    trimmed traceback and which tool error, if any, ended the loop).
 
-An audit hook is not a security boundary: native code can get past it (see the threat model in
-``agentlab.grader``'s docstring and the README's "Grading untrusted code").
-"""
+An audit hook is not a security boundary (learner Python can switch it off): the OS layers are.
+An ``OSError`` they raise that ends the loop is reported as a refusal (:func:`_report_os_refusals`).
+See the threat model in ``agentlab.grader``'s docstring and the README's "Grading untrusted code"."""
 
 from __future__ import annotations
 
@@ -54,10 +58,12 @@ import agentlab
 
 from .._client import FAKE_API_KEY
 from ..errors import RunawayLoop
-from . import wire
+from . import confine, wire
 from .words import refusal_error
 
 __all__ = ["FORBIDDEN_PACKAGES", "MEMORY_LIMIT_MB", "PipeTransport", "main"]
+
+confine._libseccomp()  # loaded once, in the forkserver that preloads this module
 
 MEMORY_LIMIT_MB = 1024
 """Address space (MiB) the child may map above what it maps when it starts (``RLIMIT_AS``)."""
@@ -537,8 +543,6 @@ def _confine(guard: _Guard, off: Any) -> dict[str, str]:
     under the standard library, site-packages, the allowed agentlab modules (and their cached
     bytecode), the submission's file, the scratch directory and the system's shared libraries;
     writes under the scratch directory (and ``/dev/null``). Returns the missing layers."""
-    from . import confine
-
     pycache = []
     for source in guard.agentlab_files:
         folder, name = os.path.split(source)

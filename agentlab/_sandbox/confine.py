@@ -35,7 +35,6 @@ same on both); elsewhere only the layers through ``libseccomp`` and ``unshare`` 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 from collections.abc import Iterable
@@ -207,16 +206,29 @@ _REFUSED_SYSCALLS = (
 """System calls that always answer ``EPERM`` in the child."""
 
 
+_LIBSECCOMP: list[ctypes.CDLL | None] = []
+
+
+def _libseccomp() -> ctypes.CDLL | None:
+    """``libseccomp.so.2``, loaded once (in the forkserver, which imports this module: a grading
+    does not pay for it), or None when it is not installed."""
+    if not _LIBSECCOMP:
+        try:
+            _LIBSECCOMP.append(ctypes.CDLL("libseccomp.so.2", use_errno=True))
+        except OSError:
+            _LIBSECCOMP.append(None)
+    return _LIBSECCOMP[0]
+
+
 def filter_syscalls() -> str | None:
     """Load this process's seccomp filter (all its threads: ``TSYNC``), through ``libseccomp``.
 
     Returns:
         None on success, else why not (``"no libseccomp"``, a failing call): the layer is missing.
     """
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("seccomp") or "libseccomp.so.2", use_errno=True)
-    except OSError:
-        return "no libseccomp"
+    lib = _libseccomp()
+    if lib is None:
+        return "no libseccomp.so.2"
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]

@@ -21,8 +21,9 @@ what the fake CLI emits is pushed back, and the messages the consumer read are r
 those frames with the SDK's own parser.
 
 The per-case wall-time limit is enforced here (the child's process group is killed at the
-limit); the memory, CPU and file-size limits, the audit hook and the scratch directory are set
-in the child. A child that dies (an exit, a signal, a limit) fails the case with a plain
+limit); the memory, CPU and file-size limits, the OS layers (network namespace, Landlock,
+seccomp: ``agentlab._sandbox.confine``), the audit hook and the scratch directory are set in
+the child. A layer the child could not set is warned about once (:func:`_warn_missing_layers`). A child that dies (an exit, a signal, a limit) fails the case with a plain
 explanation (:func:`containment_findings`), never a pass.
 """
 
