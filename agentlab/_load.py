@@ -55,7 +55,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "no_function": "{path} has no function {name!r}; functions found: {found}",
         "load_error": "could not load {path}: {error}",
         "not_json": "{path} is not a notebook: {error}",
-        "unsupported": "{path}: only .py files and .ipynb notebooks can be graded",
+        "unsupported": ("{path}: only .py files and .ipynb notebooks can be graded (and, one file at a time, "
+                        "TypeScript/JavaScript loops: .ts, .mts, .cts, .js, .mjs, .cjs)"),
         "top_level_exit": "{path}: its top level raised {error}: a file to grade must only define functions",
     },
     "es": {
@@ -63,7 +64,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "no_function": "{path} no tiene la función {name!r}; funciones encontradas: {found}",
         "load_error": "no se pudo cargar {path}: {error}",
         "not_json": "{path} no es un cuaderno: {error}",
-        "unsupported": "{path}: solo se pueden evaluar archivos .py y cuadernos .ipynb",
+        "unsupported": ("{path}: solo se pueden evaluar archivos .py y cuadernos .ipynb (y, de uno en uno, "
+                        "bucles TypeScript/JavaScript: .ts, .mts, .cts, .js, .mjs, .cjs)"),
         "top_level_exit": "{path}: su nivel superior lanzó {error}: un archivo que se evalúa solo debe definir funciones",
     },
 }
@@ -159,7 +161,7 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     value, not by a module name no other process could import.
 
     Args:
-        path: a ``.py`` file or an ``.ipynb`` notebook (any other suffix is run as Python).
+        path: a ``.py`` file or an ``.ipynb`` notebook.
         name: the function to return (default: ``agent_loop``, else ``consume`` when the file
             has a ``consume`` and no ``agent_loop``).
 
@@ -167,8 +169,8 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
         The function (any callable the file binds to ``name``).
 
     Raises:
-        LoadError: no such file; a notebook that is not JSON; any ``Exception`` raised by the top
-            level, ``SyntaxError`` included (the message names ``FILE:LINE``; for a notebook
+        LoadError: no such file; another suffix than ``.py``/``.ipynb`` (``unsupported``); a
+            notebook that is not JSON; any ``Exception`` raised by the top level, ``SyntaxError`` included (the message names ``FILE:LINE``; for a notebook
             ``FILE [cell N]:LINE``, N counting every cell from 0); ``SystemExit`` raised by the
             top level (``sys.exit()``); no function ``name``. Other ``BaseException``
             (``KeyboardInterrupt``) propagate.
@@ -176,6 +178,8 @@ def load_function(path: str | Path, name: str | None = None) -> Callable[..., An
     path = Path(path)
     if not path.is_file():
         raise LoadError("no_file", path=path)
+    if path.suffix.lower() not in SUFFIXES:  # .cjs, .txt...: run as Python they gave an AttributeError
+        raise LoadError("unsupported", path=path)
     module_name = f"agentlab_graded_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
     module = types.ModuleType(module_name)
     module.__file__ = str(path)

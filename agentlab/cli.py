@@ -42,7 +42,7 @@ TEXT = {
                        "consumer, async def consume(messages) -> str, or a TypeScript loop, export async function "
                        "agentLoop(client, prompt, tools, runTool): Promise<string>"),
         "target_help": ("a .py file or .ipynb notebook, optionally with :FUNCTION (default agent_loop, else consume), "
-                        "a .ts, .mts, .js or .mjs file, optionally with :EXPORT (default agentLoop; needs Node.js and "
+                        "a .ts, .mts, .cts, .js, .mjs or .cjs file, optionally with :EXPORT (default agentLoop; needs Node.js and "
                         "npm ci), or a folder of them; several (or a folder) grade a class"),
         "function_help": "the function to grade in every file that does not name one (default agent_loop, else consume)",
         "csv_help": "write the class gradebook as CSV to FILE",
@@ -91,7 +91,7 @@ TEXT = {
                        "consumidor del Agent SDK, async def consume(messages) -> str, o un bucle en TypeScript, "
                        "export async function agentLoop(client, prompt, tools, runTool): Promise<string>"),
         "target_help": ("un archivo .py o un cuaderno .ipynb, opcionalmente con :FUNCIÓN (por defecto agent_loop, si no "
-                        "consume), un archivo .ts, .mts, .js o .mjs, opcionalmente con :EXPORT (por defecto agentLoop; "
+                        "consume), un archivo .ts, .mts, .cts, .js, .mjs o .cjs, opcionalmente con :EXPORT (por defecto agentLoop; "
                         "necesita Node.js y npm ci), o una carpeta de ellos; varios (o una carpeta) evalúan una clase"),
         "function_help": "la función que se evalúa en cada archivo que no nombre una (por defecto agent_loop, si no consume)",
         "csv_help": "escribe el libro de notas de la clase en CSV en FILE",
@@ -151,7 +151,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     grade.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
     grade.add_argument("--json", action="store_true", help=t["json_help"])
     grade.add_argument("--only", default=None, help=t["only_help"])
-    grade.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help=t["grade_time_limit_help"])
+    grade.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS", help=t["grade_time_limit_help"])
     quiz = sub.add_parser("quiz", help=t["quiz_help"], description=t["quiz_help"])
     quiz.add_argument("--topic", default=None, help=t["topic_help"])
     quiz.add_argument("--lang", choices=sorted(TEXT), default=lang, help=t["lang_help"])
@@ -186,6 +186,17 @@ def _whole(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} < 0")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """argparse type of ``grade --time-limit``: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return value
 
 

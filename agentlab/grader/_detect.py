@@ -18,7 +18,7 @@ from typing import Any, Callable
 from ..fake._journal import Exchange
 from ._harness import CONTAINMENT_FINDINGS, NOT_RETURNED, CaseRun
 
-__all__ = ["Finding", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
+__all__ = ["Finding", "ForeignValue", "DETECTORS", "FINDINGS", "detect_all", "DONE_WORDS", "ERROR_RUN_LIMIT", "COMPLETION_CLAIM",
            "UNFINISHED", "returned_text", "safe_describe", "says_unfinished", "lookup_crash"]
 
 DONE_WORDS = re.compile(r"\b(done|final answer|finished|task complete|listo|terminado|respuesta final)\b", re.I)
@@ -136,12 +136,30 @@ def returned_text(run: CaseRun) -> str | None:
     return value if type(value) is str else None
 
 
+class ForeignValue:
+    """Base of the grader's stand-ins for a value a loop in another language returned (the
+    TypeScript grader's ``JsValue``): the type is the grader's own, so its methods are safe to
+    call. :func:`safe_describe` uses :meth:`describe`, and ``judge``'s ``returned-non-string``
+    text uses :meth:`returned_non_string`, so the detectors stay the same for every language."""
+
+    def describe(self) -> str:
+        """The value for an explanation (what :func:`safe_describe` gives)."""
+        raise NotImplementedError
+
+    def returned_non_string(self) -> tuple[dict[str, str], dict[str, str] | None]:
+        """``(evidence, fix)`` of the ``returned-non-string`` finding, each ``{"en": ..., "es": ...}``
+        (fix None: the catalogue's)."""
+        raise NotImplementedError
+
+
 def safe_describe(value: Any, limit: int = 80) -> str:
     """``value`` for an explanation without running the learner's code: ``repr`` only for exact
     built-in scalars and strings (through ``str.__repr__`` for a ``str`` subclass), otherwise the
     type's name alone (read from the type, never from the object)."""
     kind = type(value)
-    if kind in (type(None), bool, int, float, bytes, str):
+    if type(kind) is type and issubclass(kind, ForeignValue):
+        text = kind.describe(value)
+    elif kind in (type(None), bool, int, float, bytes, str):
         text = repr(value)
     elif isinstance(value, str):
         text = f"{kind.__qualname__ if type(kind) is type else 'str subclass'} {str.__repr__(value)}"

@@ -30,8 +30,17 @@ from its journal, tool calls and outcome, with the thrown error mapped to its Py
 
 A case that runs past its time limit (the case's ``time_limit``, 10 s, or ``time_limit=``) has
 its Node.js process group killed and is marked ``timed_out``; Node.js is started again for the
-cases left. The process group is always killed at the end, and every wait has a time limit, so
+cases left. A loop that ends Node.js (``process.exit``, a signal, a crash) fails that case as
+``exited``. The process group is always killed at the end, and every wait has a time limit, so
 no loop hangs the grader.
+
+Containment (issue 11): the protocol goes over a private pipe, its lines carry a secret mark
+given on stdin (read before any learner module loads; not in argv or the environment, which
+``/proc`` shows), and only the message expected next for the running case counts; anything else
+is ignored. Node.js runs under its permission model (see :func:`_permission_flags`): files are
+written only in a scratch folder, and the loop cannot start processes, workers or module hooks
+(ERR_ACCESS_DENIED). ``PR_SET_PDEATHSIG`` kills Node.js when the grader dies. What the loop
+prints is passed through with a bound per line and in all (:data:`MAX_LINE`, :data:`MAX_PASSED`).
 
 Needs Node.js 20.6+ and the packages of the checkout's ``package.json`` (``npm ci``, which
 ``python3 tasks.py setup`` runs). Without them :class:`TypeScriptError` says how to install them.
@@ -51,20 +60,21 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .._i18n import language
 from ._cases import CASES, Case, get_case
+from ._detect import ForeignValue
 from ._harness import RUNAWAY_MARGIN, CaseRun, CaseTimeout, ToolCall, _spy
 from ._report import Report
 
 __all__ = ["DEFAULT_EXPORT", "EXTENSIONS", "JavaScriptError", "JsValue", "TypeScriptError", "grade_typescript",
            "grade_typescript_many", "is_typescript_target", "split_target"]
 
-EXTENSIONS = (".ts", ".mts", ".js", ".mjs")
-"""File suffixes graded as TypeScript/JavaScript loops (``.ts`` and ``.mts`` through tsx)."""
+EXTENSIONS = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
+"""File suffixes graded as TypeScript/JavaScript loops (``.ts``, ``.mts`` and ``.cts`` through tsx)."""
 DEFAULT_EXPORT = "agentLoop"
 """The export graded when the target names none."""
 MIN_NODE = (20, 6)
@@ -136,10 +146,11 @@ class JavaScriptError(Exception):
         self.js_stack = js_stack
 
 
-class JsValue:
+class JsValue(ForeignValue):
     """A value that is not a string, returned by a TypeScript loop: ``type(v).__name__`` is its JS
     type (``undefined``, ``number``, ``Object``...), ``repr(v)`` how Node.js prints it, ``v.json``
-    its JSON text (None when it has none, as for ``undefined``)."""
+    its JSON text (None when it has none, as for ``undefined``). Reports describe it in JS terms
+    ("a number (42)"; :class:`~agentlab.grader._detect.ForeignValue`)."""
 
     def __init__(self, repr_text: str, json_text: str | None) -> None:
         self.repr_text = repr_text
@@ -147,6 +158,26 @@ class JsValue:
 
     def __repr__(self) -> str:
         return self.repr_text
+
+    def _said(self, lang: str) -> str:
+        kind = type(self).__name__
+        shown = self.repr_text if len(self.repr_text) <= 60 else self.repr_text[:59] + "…"
+        if kind in ("undefined", "null"):
+            return kind
+        if lang == "es":
+            return f"un valor {kind} ({shown})"
+        return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind} ({shown})"
+
+    def describe(self) -> str:
+        return self._said("en")
+
+    def returned_non_string(self) -> tuple[dict[str, str], dict[str, str] | None]:
+        return ({"en": f"The loop returned {self._said('en')}; agentLoop must resolve to a string.",
+                 "es": f"El bucle devolvió {self._said('es')}; agentLoop debe resolverse en un string."},
+                {"en": "agentLoop(client, prompt, tools, runTool) resolves to the final text, a string "
+                       "(Promise<string>), not a String object.",
+                 "es": "agentLoop(client, prompt, tools, runTool) se resuelve en el texto final, un string "
+                       "(Promise<string>), no un objeto String."})
 
 
 _NAMED: dict[tuple[type, str], type] = {}
@@ -185,7 +216,7 @@ def split_target(target: str | os.PathLike[str]) -> tuple[Path, str]:
     return Path(text), DEFAULT_EXPORT
 
 
-def _node() -> str:
+def _node() -> tuple[str, tuple[int, int]]:
     node = shutil.which("node")
     minimum = ".".join(map(str, MIN_NODE))
     if node is None:
@@ -197,7 +228,7 @@ def _node() -> str:
     match = re.match(r"v(\d+)\.(\d+)", version)
     if match is None or (int(match.group(1)), int(match.group(2))) < MIN_NODE:
         raise TypeScriptError("old_node", min=minimum, node=node, version=version or "unknown")
-    return node
+    return node, (int(match.group(1)), int(match.group(2)))
 
 
 def _has_packages(root: Path) -> bool:
@@ -241,57 +272,157 @@ def _tsx_loader(root: Path) -> str:
 
 _EOF = object()
 
+MAX_LINE = 1 << 20
+"""Bytes kept of one line of the loop's stdout/stderr (the rest of the line is dropped)."""
+MAX_PROTOCOL_LINE = 8 << 20
+"""Bytes of one protocol line (a returned string is cut to 1,000,000 characters by the harness)."""
+MAX_PASSED = 4 << 20
+"""Bytes of the loop's stdout and of its stderr passed through, each, per Node.js process; the
+rest is dropped (the stderr tail kept for messages is always the last lines)."""
+PIPE_GRACE = 2.0
+"""Seconds to wait for the output pipes to close once Node.js is killed."""
+
+
+def _lines(fd: int, limit: int):
+    """The lines read from ``fd`` as ``(bytes without the newline, cut)``, each at most ``limit``
+    bytes (``cut``: the line was longer); memory stays bounded whatever the writer sends."""
+    kept = bytearray()
+    cut = False
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            piece = chunk[start:] if newline < 0 else chunk[start:newline]
+            room = limit - len(kept)
+            if len(piece) > room:
+                kept += piece[:max(room, 0)]
+                cut = True
+            else:
+                kept += piece
+            if newline < 0:
+                break
+            yield bytes(kept), cut
+            kept.clear()
+            cut = False
+            start = newline + 1
+    if kept or cut:
+        yield bytes(kept), cut
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``: Node.js is killed when the grader dies (SIGTERM, a crash)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - no prctl (not Linux): the process group kill still applies
+        pass
+
+
+def _permission_flags(version: tuple[int, int], scratch: Path) -> list[str]:
+    """Node.js's permission model for the harness: no addons, no WASI, files written only in the
+    scratch folder (tsx's compile cache: TMPDIR points there). Child processes and workers are
+    allowed by the flags because tsx runs esbuild as a service process and Node 20's
+    ``module.register`` runs the hooks on a worker thread; the harness takes ``child_process``,
+    ``Worker`` and ``module.register`` away from the loop before loading it. Reading stays
+    open (``*``): tsx and get-tsconfig probe for tsconfig.json and package.json up to ``/`` from
+    the working folder and each file, and Node 20 throws on a denied ``existsSync`` rather than
+    answering false; a Python loop may read files too."""
+    flag = "--permission" if version >= (23, 5) or (22, 13) <= version < (23, 0) else "--experimental-permission"
+    flags = [flag, "--allow-worker", "--allow-child-process", "--allow-fs-read=*", f"--allow-fs-write={scratch}{os.sep}*"]
+    if version >= (20, 11):
+        flags += ["--disable-warning=ExperimentalWarning", "--disable-warning=SecurityWarning"]
+    return flags
+
 
 class _Node:
-    """The harness process: the job on stdin, protocol lines read by a thread into a queue."""
+    """The harness process: the job (with the mark) on stdin, protocol lines on a private pipe read
+    by a thread into a queue, the loop's stdout/stderr passed through with a bound."""
 
-    def __init__(self, node: str, root: Path, job: dict[str, Any]) -> None:
-        self.mark = "AGENTLAB-" + secrets.token_hex(8)
-        env = dict(os.environ, AGENTLAB_MARK=self.mark, AGENTLAB_NODE_ROOT=str(root),
+    def __init__(self, node: str, version: tuple[int, int], root: Path, job: dict[str, Any],
+                 modules: Sequence[Path]) -> None:
+        import tempfile
+
+        self.mark = "AGENTLAB-" + secrets.token_hex(16)
+        self.scratch = Path(tempfile.mkdtemp(prefix="agentlab-ts-"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTLAB_") and k != "NODE_OPTIONS"}
+        env.update(AGENTLAB_NODE_ROOT=str(root), TMPDIR=str(self.scratch), TMP=str(self.scratch),
+                   TEMP=str(self.scratch),
                    NODE_PATH=os.pathsep.join(p for p in (str(root / "node_modules"), os.environ.get("NODE_PATH")) if p))
         kwargs: dict[str, Any] = {}
         if os.name == "nt":  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
         else:
             kwargs["start_new_session"] = True  # its own process group: killed as a whole
-        self.proc = subprocess.Popen(
-            [node, "--import", _tsx_loader(root), str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, **kwargs)
+            if sys.platform.startswith("linux"):
+                kwargs["preexec_fn"] = _die_with_parent
+        read_end, write_end = os.pipe()
+        self.protocol_fd = read_end
+        try:
+            self.proc = subprocess.Popen(
+                [node, *_permission_flags(version, self.scratch), "--import", _tsx_loader(root),
+                 str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                pass_fds=(write_end,), **kwargs)
+        except BaseException:
+            os.close(read_end)
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            raise
+        finally:
+            os.close(write_end)
         self.events: queue.Queue[Any] = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=40)
-        self.readers = [threading.Thread(target=self._read_stdout, daemon=True, name="agentlab-ts-stdout"),
+        self.readers = [threading.Thread(target=self._read_protocol, daemon=True, name="agentlab-ts-protocol"),
+                        threading.Thread(target=self._read_stdout, daemon=True, name="agentlab-ts-stdout"),
                         threading.Thread(target=self._read_stderr, daemon=True, name="agentlab-ts-stderr")]
         for reader in self.readers:
             reader.start()
         try:
             assert self.proc.stdin is not None
-            self.proc.stdin.write(json.dumps(job).encode("utf-8"))
+            self.proc.stdin.write(json.dumps(dict(job, mark=self.mark, fd=write_end)).encode("utf-8"))
             self.proc.stdin.close()
         except OSError:
             pass  # it died at once: the reader sees EOF
 
+    def _read_protocol(self) -> None:
+        """Messages on the private pipe: a JSON object after the mark, anything else is dropped."""
+        prefix = (self.mark + " ").encode("ascii")
+        try:
+            for raw, cut in _lines(self.protocol_fd, MAX_PROTOCOL_LINE):
+                if cut or not raw.startswith(prefix):
+                    continue
+                try:
+                    message = json.loads(raw[len(prefix):].decode("utf-8", "replace"))
+                except ValueError:
+                    continue
+                if isinstance(message, dict):
+                    self.events.put(message)
+        finally:
+            os.close(self.protocol_fd)
+            self.events.put(_EOF)
+
+    def _passed(self, stream: Any, into: Any, tail: deque[str] | None) -> None:
+        passed = 0
+        for raw, cut in _lines(stream.fileno(), MAX_LINE):
+            line = raw.decode("utf-8", "replace") + (" […]" if cut else "") + "\n"
+            if tail is not None:
+                tail.append(line[-2000:])
+            if passed < MAX_PASSED:
+                passed += len(raw) + 1
+                into.write(line if passed < MAX_PASSED else "[agentlab] the loop printed more; the rest is not shown\n")
+
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            line = raw.decode("utf-8", "replace")
-            at = line.find(self.mark + " ")
-            if at < 0:
-                sys.stdout.write(line)  # the loop's own console.log
-                continue
-            if at > 0:
-                sys.stdout.write(line[:at] + "\n")
-            try:
-                self.events.put(json.loads(line[at + len(self.mark) + 1:]))
-            except ValueError:
-                sys.stdout.write(line)
-        self.events.put(_EOF)
+        self._passed(self.proc.stdout, sys.stdout, None)  # the loop's own console.log
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            line = raw.decode("utf-8", "replace")
-            self.stderr.append(line)
-            sys.stderr.write(line)
+        self._passed(self.proc.stderr, sys.stderr, self.stderr)
 
     def next(self, timeout: float) -> Any:
         """The next protocol message, :data:`_EOF` when Node.js ended, None after ``timeout`` s."""
@@ -305,27 +436,25 @@ class _Node:
         return f"\n{text[-2000:]}" if text else ""
 
     def kill(self) -> None:
-        """Kill the whole process group (the loop may have started children) and reap it."""
-        if self.proc.poll() is None:
-            try:
-                if os.name == "nt":  # pragma: no cover - Windows
+        """Kill the whole process group (the loop cannot start children under the permission
+        model; the group kill is a second line) and reap it; the pipes are waited on for at most
+        :data:`PIPE_GRACE` s, so nothing holding them keeps the grader waiting."""
+        try:
+            if os.name == "nt":  # pragma: no cover - Windows
+                if self.proc.poll() is None:
                     self.proc.kill()
-                else:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, OSError):
-                pass
-        else:
-            try:  # the leader exited; children it left behind are still in the group
-                if os.name != "nt":
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, OSError):
-                pass
+            else:  # also when the leader exited: children it left behind are still in the group
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignored
             pass
+        deadline = time.monotonic() + PIPE_GRACE
         for reader in self.readers:  # what the loop printed is out before the report is
-            reader.join(timeout=5)
+            reader.join(timeout=max(deadline - time.monotonic(), 0.0))
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -341,6 +470,8 @@ class _Job:
     key: str
     api: Any
     run: CaseRun
+    ended: dict[str, str] | None = None
+    """How Node.js ended while this case ran (``{"en": ..., "es": ...}``), or None."""
 
 
 def _returned(described: dict[str, Any]) -> Any:
@@ -403,10 +534,17 @@ def _exception(job: _Job, error: dict[str, Any], base_url: str) -> BaseException
 
 
 def _finish(job: _Job, message: dict[str, Any], base_url: str) -> None:
-    if "returned" in message:
+    if isinstance(message.get("returned"), dict):
         job.run.returned = _returned(message["returned"])
     else:
-        job.run.exception = _exception(job, message.get("error") or {}, base_url)
+        error = message.get("error")
+        job.run.exception = _exception(job, error if isinstance(error, dict) else {}, base_url)
+
+
+def _is_end(message: Any, job: _Job) -> bool:
+    """Whether ``message`` is a well-formed end of ``job`` (a value returned or an error thrown)."""
+    return (isinstance(message, dict) and message.get("event") == "end" and message.get("id") == job.id
+            and (isinstance(message.get("returned"), dict) or isinstance(message.get("error"), dict)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -428,7 +566,8 @@ def _modules(targets: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str]
 
 def _load_failure(message: dict[str, Any], path: Path, export: str) -> TypeScriptError:
     if message.get("kind") == "export":
-        return TypeScriptError("no_export", path=path, name=export, found=", ".join(message.get("functions") or []) or "-")
+        functions = message.get("functions") if isinstance(message.get("functions"), list) else []
+        return TypeScriptError("no_export", path=path, name=export, found=", ".join(map(str, functions)) or "-")
     text = str(message.get("message") or "")
     line, column = message.get("line"), message.get("column")
     located = re.search(re.escape(str(path)) + r":(\d+):(\d+): ERROR: (.*)", text)  # esbuild's TransformError
@@ -440,14 +579,20 @@ def _load_failure(message: dict[str, Any], path: Path, export: str) -> TypeScrip
 
 def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Iterable[str] | str | None = None, *,
                           lang: str | None = None, time_limit: float | None = None) -> list[Report]:
-    """Grade several TypeScript/JavaScript loops in ONE Node.js process (one server, one start-up).
+    """Grade several TRUSTED TypeScript/JavaScript loops in ONE Node.js process (one server, one start-up).
+
+    For the course's own loops only (the TypeScript twins of the specimens, which the tests grade
+    this way for speed): the loops share one process, so module state, globals and prototypes a
+    loop changes are seen by the others, and one loop's ``process.exit`` ends the rest's cases
+    (each such case is ``exited``). Learners' files are graded one per process:
+    :func:`grade_typescript`, which ``agentlab grade FILE.ts`` and :func:`agentlab.grade` use.
 
     Args:
-        targets: ``FILE[:EXPORT]`` each (``.ts``, ``.mts``, ``.js``, ``.mjs``; export default
-            :data:`DEFAULT_EXPORT`).
+        targets: ``FILE[:EXPORT]`` each (``.ts``, ``.mts``, ``.cts``, ``.js``, ``.mjs``, ``.cjs``;
+            export default :data:`DEFAULT_EXPORT`).
         only: case names (default: every case, in order).
         lang: language of explanations (default: the learner's setting).
-        time_limit: seconds per case (default: each case's ``time_limit``, 10 s).
+        time_limit: seconds per case, a positive number (default: each case's ``time_limit``, 10 s).
 
     Returns:
         One :class:`Report` per target, in order, as :func:`agentlab.grade` gives for a Python loop.
@@ -456,15 +601,24 @@ def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Itera
         TypeScriptError: Node.js or the npm packages are missing, a file is missing, does not
             compile, throws while loading or lacks the export (the message names file and line).
         KeyError: an unknown case name in ``only``.
+        ValueError: ``time_limit`` is not a positive number.
     """
+    return _grade_files(list(targets), only, lang=lang, time_limit=time_limit)
+
+
+def _grade_files(targets: list[str | os.PathLike[str]], only: Iterable[str] | str | None, *, lang: str | None,
+                 time_limit: float | None) -> list[Report]:
+    """Grade ``targets`` in one Node.js process (see :func:`grade_typescript_many`)."""
     from .. import grader
     from ..fake._api import FakeAPI
     from ..serve import FakeApp, running
 
     lang = language(lang)
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < float("inf")):
+        raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
     cases = list(CASES) if only is None else [get_case(n) for n in ([only] if isinstance(only, str) else only)]
     modules = _modules(targets)
-    node = _node()
+    node, version = _node()
     root = _node_root([path for path, _ in modules])
 
     app = FakeApp(registered_only=True)  # the loop cannot list, read or reset its cases' sessions
@@ -472,7 +626,8 @@ def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Itera
     for index in range(len(modules)):
         for case in cases:
             api = FakeAPI(case.scenario, runaway_after=max(case.scenario.runaway_after, RUNAWAY_MARGIN))
-            run = CaseRun(case=case, journal=api.journal)
+            limit = case.time_limit if time_limit is None else float(time_limit)
+            run = CaseRun(case=replace(case, time_limit=limit), journal=api.journal)  # the verdict names the limit used
             key = "agentlab-grade-" + secrets.token_hex(12)
             app.register(key, api, run_tool=_spy(case, api.journal, run.calls))
             jobs.append(_Job(id=len(jobs), module=index, case=case, key=key, api=api, run=run))
@@ -481,28 +636,29 @@ def grade_typescript_many(targets: Sequence[str | os.PathLike[str]], only: Itera
         base_url = server.base_url.rstrip("/")
         pending = list(jobs)
         while pending:
-            pending = _run_some(node, root, modules, pending, base_url, time_limit)
+            pending = _run_some(node, version, root, modules, pending, base_url)
 
     reports = []
     for index, (path, export) in enumerate(modules):
-        results = [grader.judge(job.run, lang) for job in jobs if job.module == index]
+        results = [_exited(job, lang) if job.ended is not None else grader.judge(job.run, lang)
+                   for job in jobs if job.module == index]
         reports.append(Report(cases=results, lang=lang, loop_name=export))
     return reports
 
 
-def _run_some(node: str, root: Path, modules: list[tuple[Path, str]], pending: list[_Job], base_url: str,
-              time_limit: float | None) -> list[_Job]:
-    """Run ``pending`` in one Node.js process until they are done or one times out; return the
-    jobs still to run (those after a case that was killed)."""
+def _run_some(node: str, version: tuple[int, int], root: Path, modules: list[tuple[Path, str]], pending: list[_Job],
+              base_url: str) -> list[_Job]:
+    """Run ``pending`` in one Node.js process until they are done or one times out or ends the
+    process; return the jobs still to run (those after it). A line on the protocol pipe that is
+    not the message expected next is ignored (a loop cannot know the mark, but it may write there)."""
     job_spec = {
         "base_url": base_url,
         "modules": [{"path": str(path), "export": export} for path, export in modules],
         "runs": [{"id": j.id, "module": j.module, "key": j.key, "prompt": j.case.scenario.prompt,
                   "tools": list(j.case.scenario.tools)} for j in pending],
     }
-    by_id = {j.id: j for j in pending}
     done: set[int] = set()
-    proc = _Node(node, root, job_spec)
+    proc = _Node(node, version, root, job_spec, [path for path, _ in modules])
     try:
         deadline = time.monotonic() + LOAD_TIMEOUT
         while True:  # the modules load
@@ -511,23 +667,31 @@ def _run_some(node: str, root: Path, modules: list[tuple[Path, str]], pending: l
                 raise TypeScriptError("load_timeout", path=", ".join(str(p) for p, _ in modules),
                                       seconds=LOAD_TIMEOUT, stderr=proc.stderr_tail())
             if message is _EOF:
-                raise TypeScriptError("crashed", code=proc.proc.wait(timeout=10), stderr=proc.stderr_tail())
-            if message.get("event") == "load" and not message.get("ok"):
-                path, export = modules[message["module"]]
+                proc.kill()
+                raise TypeScriptError("crashed", code=proc.proc.returncode, stderr=proc.stderr_tail())
+            index = message.get("module")
+            if (message.get("event") == "load" and message.get("ok") is False and isinstance(index, int)
+                    and 0 <= index < len(modules)):
+                path, export = modules[index]
                 raise _load_failure(message, path, export)
             if message.get("event") == "ready":
                 break
         for job in pending:
-            limit = job.case.time_limit if time_limit is None else time_limit
-            message = proc.next(LOAD_TIMEOUT)  # "start" follows the previous "end" at once
-            if message is None or message is _EOF or message.get("event") != "start" or message.get("id") != job.id:
-                if message is _EOF or message is None:
-                    _died(job, proc)
-                    done.add(job.id)
-                    return [j for j in pending if j.id not in done]
-                continue  # pragma: no cover - the harness sends starts in order
+            deadline = time.monotonic() + LOAD_TIMEOUT
+            while True:  # "start" follows the previous "end" at once
+                message = proc.next(deadline - time.monotonic())
+                if message is None or message is _EOF or (message.get("event") == "start" and message.get("id") == job.id):
+                    break
+            if message is None or message is _EOF:
+                _died(job, proc)
+                done.add(job.id)
+                return [j for j in pending if j.id not in done]
             start = time.perf_counter()
-            message = proc.next(limit)
+            deadline = time.monotonic() + job.run.case.time_limit
+            while True:
+                message = proc.next(deadline - time.monotonic())
+                if message is None or message is _EOF or _is_end(message, job):
+                    break
             job.run.elapsed = time.perf_counter() - start
             done.add(job.id)
             if message is None:  # past its time limit: stop Node.js, go on in a new one
@@ -537,22 +701,55 @@ def _run_some(node: str, root: Path, modules: list[tuple[Path, str]], pending: l
             if message is _EOF:
                 _died(job, proc)
                 return [j for j in pending if j.id not in done]
-            _finish(by_id[message["id"]], message, base_url)
+            _finish(job, message, base_url)
         return []
     finally:
         proc.kill()
 
 
 def _died(job: _Job, proc: _Node) -> None:
-    """Node.js ended (or stopped answering) while ``job`` ran: the loop called process.exit, or it crashed."""
+    """Node.js ended (or closed the protocol pipe) while ``job`` ran: the loop called
+    ``process.exit``, was killed by a signal, or crashed Node.js."""
     proc.kill()
     code = proc.proc.returncode
+    if code is not None and code < 0:
+        try:
+            how = {"en": f"it was killed by {signal.Signals(-code).name}", "es": f"lo mató {signal.Signals(-code).name}"}
+        except ValueError:
+            how = {"en": f"it was killed by signal {-code}", "es": f"lo mató la señal {-code}"}
+    else:
+        how = {"en": f"it exited with code {code}", "es": f"terminó con el código {code}"}
+    job.ended = how
     job.run.exception = _named(JavaScriptError, "ProcessExit")(
         "ProcessExit", f"Node.js exited with code {code} while the loop ran{proc.stderr_tail()}")
 
 
+_EXITED_FIX = {"en": "Return the answer, or throw an Error when the task cannot finish; never call process.exit() "
+                     "or process.kill() in a loop.",
+               "es": "Devuelve la respuesta, o lanza un Error si la tarea no puede terminar; nunca llames a "
+                     "process.exit() ni a process.kill() en un bucle."}
+
+
+def _exited(job: _Job, lang: str) -> Any:
+    """The verdict on a case during which the loop ended Node.js: ``exited``, whatever the case
+    expects (ending the process is not the loud stop a ``stop`` case wants: nothing is left to
+    report it)."""
+    from ._detect import Finding, _ev
+    from ._report import verdict
+
+    how = job.ended or {"en": "it ended", "es": "terminó"}
+    tail = str(job.run.exception or "").partition("while the loop ran")[2].strip()
+    output = f" It printed: {tail[-300:]}" if tail else ""
+    salida = f" Imprimió: {tail[-300:]}" if tail else ""
+    return verdict(job.run, [Finding("exited", _ev(
+        f"The loop ended the Node.js process ({how['en']}) before returning or throwing: process.exit() or a "
+        f"crash.{output}",
+        f"El bucle terminó el proceso de Node.js ({how['es']}) antes de devolver nada o lanzar un error: "
+        f"process.exit() o un fallo.{salida}"), fix=_EXITED_FIX)], None, lang)
+
+
 def grade_typescript(target: str | os.PathLike[str], only: Iterable[str] | str | None = None, *,
                      lang: str | None = None, time_limit: float | None = None) -> Report:
-    """Grade one TypeScript/JavaScript loop, ``FILE[:EXPORT]``; see :func:`grade_typescript_many`
-    for the arguments, the return value and the errors."""
-    return grade_typescript_many([target], only, lang=lang, time_limit=time_limit)[0]
+    """Grade one TypeScript/JavaScript loop, ``FILE[:EXPORT]``, in a Node.js process of its own;
+    see :func:`grade_typescript_many` for the arguments, the return value and the errors."""
+    return _grade_files([target], only, lang=lang, time_limit=time_limit)[0]
