@@ -388,10 +388,11 @@ OS_REFUSALS = (errno.EPERM, errno.EACCES, errno.ENETUNREACH)
 network namespace: ``ENETUNREACH``)."""
 
 
-def _report_os_refusals(channel: _Channel, exc: BaseException) -> None:
+def _report_os_refusals(channel: _Channel, exc: BaseException, tool_errors: list[BaseException] | None = None) -> None:
     """Report each ``OSError`` in ``exc``'s chain that an OS layer of the sandbox answered (not the
     audit hook's, which reported itself) as a refusal: the case fails with ``forbidden-operation``
-    even when the learner's code switched the audit hook off. Read without calling learner code."""
+    even when the learner's code switched the audit hook off. A tool's own error (``tool_errors``,
+    rebuilt from the parent's) is not the OS's. Read without calling learner code."""
     chain, seen = exc, set()
     while isinstance(chain, BaseException) and id(chain) not in seen and len(seen) < 20:
         seen.add(id(chain))
@@ -401,7 +402,7 @@ def _report_os_refusals(channel: _Channel, exc: BaseException) -> None:
         except Exception:  # noqa: BLE001 - a broken exception: nothing to report
             number, args = None, ()
         hooked = any(isinstance(a, str) and a.startswith("agentlab grade:") for a in args)
-        if type(number) is int and number in OS_REFUSALS and not hooked:
+        if type(number) is int and number in OS_REFUSALS and not hooked and not any(chain is e for e in tool_errors or ()):
             try:
                 where = BaseException.__getattribute__(chain, "filename")
             except Exception:  # noqa: BLE001
@@ -526,7 +527,7 @@ def _run_case(channel: _Channel, loop: Any, header: dict[str, Any]) -> dict[str,
         else:
             returned = loop(client, prompt, tools, run_tool)
     except BaseException as exc:  # noqa: BLE001 - everything the loop does is reported
-        _report_os_refusals(channel, exc)
+        _report_os_refusals(channel, exc, tool_errors)
         return {"op": "done", "exception": _describe_exception(exc, tool_errors)}
     if type(returned) is str:  # noqa: E721 - a str subclass can lie about `in` and `==`: never trusted
         return {"op": "done", "returned": {"str": returned[:MAX_RETURNED]}}

@@ -37,6 +37,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import sys
 from collections.abc import Iterable
 
 __all__ = ["LAYERS", "confine", "filter_syscalls", "new_network_namespace", "restrict_files", "switched_off"]
@@ -101,6 +102,8 @@ class _Ruleset(ctypes.Structure):
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version (0: none: not built, not enabled, or not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return 0
     try:
         libc = _libc()
         version = libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
@@ -287,6 +290,8 @@ def confine(off: Iterable[str], read_dirs: Iterable[str], read_files: Iterable[s
     """
     off = set(off)
     missing: dict[str, str] = {}
+    if not sys.platform.startswith("linux"):  # the syscall numbers and flags here are Linux's
+        return {name: "switched off" if name in off else "not Linux" for name in LAYERS}
     steps = (("netns", new_network_namespace),
              ("landlock", lambda: restrict_files(read_dirs, read_files, write_dirs, write_files)),
              ("seccomp", filter_syscalls))
