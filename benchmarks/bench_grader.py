@@ -76,6 +76,7 @@ def main() -> None:
         agentlab.grade(agent_loop)
     print(f"parent memory over {GRADINGS} isolated gradings: {before:.0f} MiB -> {_rss_mib():.0f} MiB resident "
           f"(goal: flat)")
+    bench_class()
 
 
 GRADINGS = 100
