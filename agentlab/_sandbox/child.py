@@ -19,20 +19,25 @@ preloads this module). In order:
    hold the scenarios, cases and expected answers. Every refusal is reported to the parent at
    once (the case then fails with ``forbidden-operation``) and raised in the learner's code as
    ``PermissionError``.
+   Just before the hook, the OS layers (:mod:`agentlab._sandbox.confine`: a network namespace,
+   Landlock with the hook's own read roots and the scratch directory as the only writable place,
+   a seccomp filter) are set with everything the child needs already open; a missing layer is
+   told to the parent (a ``layers`` frame) and the grading goes on.
 5. The submission is loaded (unpickled, or its file or source executed), and the child answers
    the parent's cases one at a time: a fresh ``anthropic.Anthropic`` (or ``AsyncAnthropic``) on a
    :class:`PipeTransport`, a ``run_tool`` stub that asks the parent, and the outcome sent back as
    data (a real ``str``, or a description of anything else; an exception's type, message,
    trimmed traceback and which tool error, if any, ended the loop).
 
-An audit hook is not a security boundary: native code can get past it (see the threat model in
-``agentlab.grader``'s docstring and the README's "Grading untrusted code").
-"""
+An audit hook is not a security boundary (learner Python can switch it off): the OS layers are.
+An ``OSError`` they raise that ends the loop is reported as a refusal (:func:`_report_os_refusals`).
+See the threat model in ``agentlab.grader``'s docstring and the README's "Grading untrusted code"."""
 
 from __future__ import annotations
 
 import builtins
 import ctypes
+import errno
 import inspect
 import json
 import os
@@ -53,10 +58,12 @@ import agentlab
 
 from .._client import FAKE_API_KEY
 from ..errors import RunawayLoop
-from . import wire
+from . import confine, wire
 from .words import refusal_error
 
 __all__ = ["FORBIDDEN_PACKAGES", "MEMORY_LIMIT_MB", "PipeTransport", "main"]
+
+confine._libseccomp()  # loaded once, in the forkserver that preloads this module
 
 MEMORY_LIMIT_MB = 1024
 """Address space (MiB) the child may map above what it maps when it starts (``RLIMIT_AS``)."""
@@ -376,6 +383,35 @@ def _traceback(exc: BaseException, limit: int = 4000) -> str:
     return text if len(text) <= limit else "…" + text[-(limit - 1):]
 
 
+OS_REFUSALS = (errno.EPERM, errno.EACCES, errno.ENETUNREACH)
+"""The errors the OS layers answer with (seccomp and Landlock: ``EPERM``/``EACCES``; the empty
+network namespace: ``ENETUNREACH``)."""
+
+
+def _report_os_refusals(channel: _Channel, exc: BaseException, tool_errors: list[BaseException] | None = None) -> None:
+    """Report each ``OSError`` in ``exc``'s chain that an OS layer of the sandbox answered (not the
+    audit hook's, which reported itself) as a refusal: the case fails with ``forbidden-operation``
+    even when the learner's code switched the audit hook off. A tool's own error (``tool_errors``,
+    rebuilt from the parent's) is not the OS's. Read without calling learner code."""
+    chain, seen = exc, set()
+    while isinstance(chain, BaseException) and id(chain) not in seen and len(seen) < 20:
+        seen.add(id(chain))
+        try:
+            number = BaseException.__getattribute__(chain, "errno") if isinstance(chain, OSError) else None
+            args = BaseException.__getattribute__(chain, "args")
+        except Exception:  # noqa: BLE001 - a broken exception: nothing to report
+            number, args = None, ()
+        hooked = any(isinstance(a, str) and a.startswith("agentlab grade:") for a in args)
+        if type(number) is int and number in OS_REFUSALS and not hooked and not any(chain is e for e in tool_errors or ()):
+            try:
+                where = BaseException.__getattribute__(chain, "filename")
+            except Exception:  # noqa: BLE001
+                where = None
+            detail = os.strerror(number) + (f": {where}" if isinstance(where, (str, bytes)) else "")
+            channel.notice("os", _safe_str(detail, 300))
+        chain = BaseException.__getattribute__(chain, "__cause__") or BaseException.__getattribute__(chain, "__context__")
+
+
 def _describe_exception(exc: BaseException, tool_errors: list[BaseException]) -> dict[str, Any]:
     chain, seen, tool_index, itself = exc, set(), None, False
     while chain is not None and id(chain) not in seen:
@@ -491,10 +527,32 @@ def _run_case(channel: _Channel, loop: Any, header: dict[str, Any]) -> dict[str,
         else:
             returned = loop(client, prompt, tools, run_tool)
     except BaseException as exc:  # noqa: BLE001 - everything the loop does is reported
+        _report_os_refusals(channel, exc, tool_errors)
         return {"op": "done", "exception": _describe_exception(exc, tool_errors)}
     if type(returned) is str:  # noqa: E721 - a str subclass can lie about `in` and `==`: never trusted
         return {"op": "done", "returned": {"str": returned[:MAX_RETURNED]}}
     return {"op": "done", "returned": {"type": type(returned).__name__, "repr": _safe_repr(returned)}}
+
+
+SYSTEM_LIBRARIES = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/etc/ld.so.cache")
+"""Read-only for the OS layer too: the shared libraries an extension module loads (``_ssl``,
+``_sqlite3``) on its first import. The audit hook does not see ``dlopen``."""
+
+
+def _confine(guard: _Guard, off: Any) -> dict[str, str]:
+    """The OS layers (:mod:`agentlab._sandbox.confine`) with the audit hook's own roots: reads
+    under the standard library, site-packages, the allowed agentlab modules (and their cached
+    bytecode), the submission's file, the scratch directory and the system's shared libraries;
+    writes under the scratch directory (and ``/dev/null``). Returns the missing layers."""
+    pycache = []
+    for source in guard.agentlab_files:
+        folder, name = os.path.split(source)
+        cache = os.path.join(folder, "__pycache__")
+        if os.path.isdir(cache):
+            pycache += [os.path.join(cache, f) for f in os.listdir(cache) if f.split(".")[0] == name[:-3]]
+    read_files = sorted(guard.agentlab_files) + pycache + sorted(guard.readable_files) + ["/dev/urandom"]
+    return confine.confine(off, read_dirs=list(guard.read_roots) + list(SYSTEM_LIBRARIES), read_files=read_files,
+                           write_dirs=[guard.scratch], write_files=["/dev/null"])
 
 
 def _flush() -> None:
@@ -537,11 +595,16 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     sys.modules.pop("_posixsubprocess", None)
     if "subprocess" in sys.modules:
         vars(sys.modules["subprocess"]).pop("_posixsubprocess", None)
-    sys.addaudithook(_Guard(channel, scratch, [setup["path"]] if setup.get("path") else [], setup.get("lang", "en")))
+    guard = _Guard(channel, scratch, [setup["path"]] if setup.get("path") else [], setup.get("lang", "en"))
+    missing = _confine(guard, setup.get("off") or ())
+    if missing:
+        channel.tell({"op": "layers", "missing": missing})
+    sys.addaudithook(guard)
 
     try:
         loop = _load(setup, body)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent as a load error
+        _report_os_refusals(channel, exc)
         _flush()
         line = exc.lineno if isinstance(exc, SyntaxError) else None
         frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []

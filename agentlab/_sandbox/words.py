@@ -25,6 +25,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "change": ("{detail} (outside the scratch directory)", "{detail} (fuera del directorio de trabajo temporal)"),
     "list": ("listing {detail}", "listar {detail}"),
     "import": ("importing {detail}", "importar {detail}"),
+    "os": ("an operation the operating system refused ({detail})",
+           "una operación que el sistema operativo rechazó ({detail})"),
 }
 """Refusal kind -> (English, Spanish), ``{detail}`` being a path, a module or an event name."""
 

@@ -59,13 +59,41 @@ locale and Python's own variables (no API keys); the scratch directory (its work
 and ``TMPDIR``) is removed after. Rebinding the grader's functions or editing the journal is
 impossible from there: they live in another process.
 
-Not contained: an audit hook is not a security boundary against determined native code (a C
-extension, an interpreter bug, memory tricks can get around it; PEP 578 says as much), so a
-submission that escapes it could read what the grading user can read, use the network, fill the
-disk with many files, or leave a process that calls ``setsid``. For exams or anything graded for
-marks, run ``agentlab grade`` inside a container with no network, a read-only root, memory, CPU
-and process limits (the README's "Grading untrusted code" gives the command); the isolation
-above still applies inside it. An Agent SDK consumer (:func:`grade_sdk`) is isolated the same
+The audit hook is Python and learner Python can switch it off (its state is reachable through
+the module or ``gc``), and some operations raise no audit event (``dir_fd=``, ``sqlite3``,
+``os.mkfifo``, ``os.pidfd_open``). So under it, set in the child before the submission runs and
+kept by the kernel (``agentlab._sandbox.confine``; Linux only):
+
+- a **network namespace** of its own (``unshare(CLONE_NEWNET)``, in a new user namespace when
+  not root): no interface but a loopback that is down; the pipe to the parent is an inherited fd;
+- **Landlock** (ABI read from the kernel): reads only under the hook's roots (the standard
+  library, site-packages, the allowed agentlab modules, the submission's file, the scratch
+  directory) and the system's shared libraries; writes, deletes, renames, links, fifos and device
+  nodes only in the scratch directory (``dir_fd=`` and C code included); with ABI >= 4 no TCP
+  connect or bind, with ABI >= 6 no signal to a process outside the child;
+- a **seccomp** filter (``libseccomp`` through ctypes): ``EPERM`` for fork, vfork, clone without
+  ``CLONE_THREAD`` (threads work), exec, kill/tgkill/rt_sigqueueinfo/pidfd_open aimed at another
+  process, pidfd_send_signal, ptrace, setsid/setpgid, mounts and namespaces, mknod, raising
+  limits, unix sockets, connect/bind, chown and extended attributes, io_uring, bpf.
+
+An ``OSError`` these layers raise (``EPERM``, ``EACCES``, ``ENETUNREACH``) that ends the loop or
+the load is reported as a ``forbidden-operation`` ("an operation the operating system refused")
+even with the hook off. A layer the machine lacks (no Landlock in the kernel, user namespaces
+forbidden in a container, no ``libseccomp``) is left out with a ``RuntimeWarning`` naming it,
+once per process, and the grading goes on; ``AGENTLAB_SANDBOX_OFF=netns,landlock,seccomp`` (or
+``all``) forces that fall-back.
+
+Not contained, even with all three layers: the learner's code owns the child's Python, so it can
+catch the refusal it got (the case then fails on its own, without ``forbidden-operation``) or
+hand back a forged outcome over the pipe (the parent still judges it against the fake's journal
+of what the loop really sent); ``chmod`` and ``utime`` are not covered by Landlock (a child
+running as root can change the mode or times, not the content, of a file it can name); the
+scratch directory can fill the disk with many files (64 MiB each); the seccomp filter is a
+deny-list (a new system call is allowed); a kernel bug is out of reach. Without seccomp, a
+unix socket (the forkserver's among them) can be reached and signals to other processes depend
+on Landlock's ABI; without Landlock, the file system is the hook's alone. For exams or anything
+graded for marks, run ``agentlab grade`` inside a container as well (the README's "Grading
+untrusted code" gives the command); the isolation above still applies inside it. An Agent SDK consumer (:func:`grade_sdk`) is isolated the same
 way: ``query()`` and the consumer run in the child, the fake CLI here, its frames pushed over the
 pipe (``_isolate.Sandbox.run_sdk_case``).
 """

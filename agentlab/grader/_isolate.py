@@ -21,8 +21,9 @@ what the fake CLI emits is pushed back, and the messages the consumer read are r
 those frames with the SDK's own parser.
 
 The per-case wall-time limit is enforced here (the child's process group is killed at the
-limit); the memory, CPU and file-size limits, the audit hook and the scratch directory are set
-in the child. A child that dies (an exit, a signal, a limit) fails the case with a plain
+limit); the memory, CPU and file-size limits, the OS layers (network namespace, Landlock,
+seccomp: ``agentlab._sandbox.confine``), the audit hook and the scratch directory are set in
+the child. A layer the child could not set is warned about once (:func:`_warn_missing_layers`). A child that dies (an exit, a signal, a limit) fails the case with a plain
 explanation (:func:`containment_findings`), never a pass.
 """
 
@@ -46,6 +47,7 @@ import anthropic
 import httpx2
 
 from .._sandbox import wire
+from .._sandbox.confine import OFF_VARIABLE, switched_off
 from ..errors import RunawayLoop
 from ..fake._api import FakeAPI
 from ._cases import Case
@@ -292,7 +294,8 @@ class Sandbox:
         parent_end, child_end = ctx.Pipe(duplex=True)
         setup = {"kind": self.submission.kind, "path": self.submission.path, "code": self.submission.code,
                  "name": self.submission.name, "filename": self.submission.filename, "scratch": self.scratch,
-                 "output": self.output_path, "cpu_seconds": self.cpu_seconds, "lang": self.lang}
+                 "output": self.output_path, "cpu_seconds": self.cpu_seconds, "lang": self.lang,
+                 "off": sorted(switched_off(os.environ.get(OFF_VARIABLE)))}
         from .._sandbox import child
 
         from .._sandbox.launch import ChildProcess
@@ -383,6 +386,9 @@ class Sandbox:
             header, _ = got
             if header.get("op") == "refused":
                 refused.append(_refusal(header))
+                continue
+            if header.get("op") == "layers":
+                _warn_missing_layers(header.get("missing"))
                 continue
             break
         if isinstance(got, str):
@@ -732,6 +738,38 @@ class Sandbox:
 
 
 # ---------------------------------------------------------------------------- outcome as data
+
+
+_WARNED_LAYERS: set[str] = set()
+
+
+def _warn_missing_layers(missing: Any) -> None:
+    """Warn (``RuntimeWarning``, once per layer and process) that an OS layer of the sandbox is not
+    in force in the child: the grading goes on, with the audit hook and the other layers only."""
+    import warnings
+
+    from .._i18n import language
+
+    if not isinstance(missing, dict):
+        return
+    for layer, why in sorted(missing.items()):
+        if layer in _WARNED_LAYERS:
+            continue
+        _WARNED_LAYERS.add(str(layer))
+        name = LAYER_NAMES.get(str(layer), (str(layer), str(layer)))
+        if language() == "es":
+            text = (f"agentlab grade: el sandbox funciona sin {name[1]} ({str(why)[:200]}); el código evaluado "
+                    "queda menos aislado (ver «Grading untrusted code» en el README)")
+        else:
+            text = (f"agentlab grade: the sandbox runs without {name[0]} ({str(why)[:200]}); graded code is less "
+                    "contained (see \"Grading untrusted code\" in the README)")
+        warnings.warn(text, RuntimeWarning, stacklevel=4)
+
+
+LAYER_NAMES = {"netns": ("a network namespace", "un espacio de nombres de red"),
+               "landlock": ("Landlock (file-system rules)", "Landlock (reglas del sistema de ficheros)"),
+               "seccomp": ("a seccomp filter (processes, signals)", "un filtro seccomp (procesos, señales)")}
+"""OS layer -> (English, Spanish) name, for the warning that it is missing."""
 
 
 def _refusal(header: dict[str, Any]) -> dict[str, str]:
