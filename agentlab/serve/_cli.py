@@ -38,6 +38,9 @@ TEXT = {
         "unknown_scenario": "unknown scenario {name!r}; see agentlab scenarios",
         "unreachable": "cannot reach agentlab serve at {url}: {error}",
         "port_taken": "cannot listen on {host}:{port}: {error} (try --port 0 for a free port)",
+        "refused_host": ("refusing to serve the fake on {host!r}, which other machines may reach: use 127.0.0.1, "
+                         "or pass --allow-remote (allow_remote=True) if you mean it"),
+        "no_session": "agentlab journal: no session for the key {key!r} yet: it has sent no request",
     },
     "es": {
         "serve_help": "sirve la Messages API simulada por HTTP en esta máquina, para cualquier lenguaje o framework",
@@ -58,6 +61,9 @@ TEXT = {
         "unknown_scenario": "escenario desconocido {name!r}; consulta agentlab scenarios",
         "unreachable": "no se puede conectar con agentlab serve en {url}: {error}",
         "port_taken": "no se puede escuchar en {host}:{port}: {error} (prueba --port 0 para un puerto libre)",
+        "refused_host": ("no se sirve el fake en {host!r}, accesible desde otras máquinas: usa 127.0.0.1, o pasa "
+                         "--allow-remote (allow_remote=True) si es lo que quieres"),
+        "no_session": "agentlab journal: aún no hay sesión para la clave {key!r}: no ha enviado ninguna petición",
     },
 }
 
@@ -134,8 +140,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         serve_forever(app, host=args.host, port=args.port, allow_remote=args.allow_remote, on_listening=listening)
-    except ValueError as exc:
-        print(exc, file=sys.stderr)
+    except ValueError:  # check_host refused the address
+        print(t["refused_host"].format(host=args.host), file=sys.stderr)
         return 2
     except OSError as exc:
         print(t["port_taken"].format(host=args.host, port=args.port, error=exc.strerror or exc), file=sys.stderr)
@@ -180,7 +186,8 @@ def run_journal(args: argparse.Namespace) -> int:
             print(t["unreachable"].format(url=url, error=f"HTTP {response.status_code}: {response.text[:200]}"),
                   file=sys.stderr)
         else:
-            print(f"agentlab journal: {message}", file=sys.stderr)
+            no_session = response.status_code == 404 and "no session" in str(message)
+            print(t["no_session"].format(key=args.key) if no_session else f"agentlab journal: {message}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(response.json(), indent=2, ensure_ascii=False))
