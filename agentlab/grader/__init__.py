@@ -109,6 +109,7 @@ import anthropic
 
 from ..errors import RunawayLoop
 from ._cases import CASE_NAMES, CASES, Case, get_case
+from ..fake._api import _FINISHED  # stop reasons after which the model's text is its final answer
 from ..fake._journal import Journal
 from ._detect import (ERROR_RUN_LIMIT, Finding, ForeignValue, _passed_off_as_answer, _text, detect_all, error_streak,
                       returned_text, safe_describe)
@@ -122,10 +123,6 @@ from ._sdk import SDK_CASE_NAMES, SDK_CASES, SdkCase, get_sdk_case, grade_sdk, i
 __all__ = ["CASES", "CASE_NAMES", "Case", "CaseResult", "Finding", "LoadError", "Report", "SDK_CASES", "SDK_CASE_NAMES",
            "SdkCase", "TypeScriptError", "grade", "grade_file", "grade_sdk", "grade_source", "grade_typescript",
            "grade_typescript_many", "get_case", "get_sdk_case", "is_sdk_consumer", "judge", "judge_isolated"]
-
-
-_FINISHED = ("end_turn", "stop_sequence")
-"""Stop reasons after which the model's text is its final answer."""
 
 
 def _ev(en: str, es: str) -> dict[str, str]:
